@@ -1,0 +1,93 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from '../shared/config/config.js';
+import { PIPELINE_QUEUES } from '../shared/jobs/pipeline-jobs.js';
+import type { PipelineQueues } from '../shared/jobs/pipeline-queues.js';
+import { JobMetrics } from '../shared/metrics/job-metrics.js';
+import { newJobId } from '../shared/jobs/job-id.js';
+import type { Storage } from '../shared/storage/create-storage.js';
+import { requireKey } from './middleware/auth.js';
+import { errorHandler, notFound } from './middleware/error-handler.js';
+import { httpMetrics } from './middleware/http-metrics.js';
+import { openApiDocument } from './openapi/openapi-document.js';
+import { adminRouter } from './routes/admin.js';
+import { contentIndexesRouter } from './routes/content-indexes.js';
+import { operationsRouter } from './routes/operations.js';
+import { pushDocumentsRouter } from './routes/push-documents.js';
+import { DocumentWriter } from './services/document-writer.js';
+import { IndexService } from './services/index-service.js';
+import { PushService } from './services/push-service.js';
+
+export interface AppDeps {
+  config: Config;
+  storage: Storage;
+  redis: Redis;
+  queues: PipelineQueues;
+  log: Logger;
+}
+
+/** Builds the Express app without listening, so tests drive the real app over a real socket. */
+export function buildApp(deps: AppDeps): Express {
+  const { config, storage, queues, log } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const writer = new DocumentWriter(storage.documents, queues, log, { batchSize: config.pipeline.batchSize });
+  const push = new PushService(storage, writer);
+  const indexes = new IndexService(storage, async (index) => {
+    const batches = storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
+    await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })));
+  });
+
+  app.use(pinoHttp({
+    logger: log,
+    genReqId: (req, res) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+  }));
+  app.use(httpMetrics(registry));
+  // Any body is read as JSON: pushers using curl -d (form content type) still get parsed, or a clear 400.
+  app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false }));
+
+  app.use(operationsRouter({ storage, redis: deps.redis, queues, registry, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument());
+  });
+
+  if (config.http.dashboard) {
+    const board = new ExpressAdapter();
+    board.setBasePath('/admin/queues');
+    createBullBoard({ queues: PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), serverAdapter: board });
+    app.use('/admin/queues', requireKey(storage.keys, config.auth.masterKey, true), (req, res, next) => {
+      if (!req.principal?.permissions.has('admin')) {
+        res.set('WWW-Authenticate', 'Basic realm="quarry"');
+        next(Object.assign(new Error('forbidden'), { status: 401 }));
+        return;
+      }
+      next();
+    }, board.getRouter());
+  }
+
+  const keyed = requireKey(storage.keys, config.auth.masterKey);
+  app.use(['/v2', '/v1/content', '/v1/admin'], keyed);
+  app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
+  app.use(contentIndexesRouter(indexes));
+  app.use(adminRouter(storage, indexes));
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

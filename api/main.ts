@@ -1,0 +1,33 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from '../shared/config/config.js';
+import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
+import { createLogger } from '../shared/logging/create-logger.js';
+import { onShutdown } from '../shared/process/cli-overrides.js';
+import { connectRedis } from '../shared/redis/connect-redis.js';
+import { createStorage } from '../shared/storage/create-storage.js';
+
+/** The API process: `npm run start:api`. */
+async function main() {
+  const config = loadConfig();
+  const log = createLogger(config.log.level, 'api');
+  const storage = createStorage({ dataDir: config.storage.dataDir });
+  const redis = connectRedis(config.redis.url, 'quarry-api');
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
+  const app = buildApp({ config, storage, redis, queues, log });
+  const server = app.listen(config.http.port, config.http.host, () => {
+    log.info({ port: config.http.port }, `Quarry API listening on http://localhost:${config.http.port}`);
+  });
+  server.keepAliveTimeout = 65_000;
+  onShutdown(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeQueues(queues);
+    redis.disconnect();
+    storage.close();
+  }, log);
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

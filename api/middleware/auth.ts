@@ -1,0 +1,44 @@
+import type { NextFunction, Request, Response } from 'express';
+import { allows, authenticate, type Principal } from '../../shared/auth/api-keys.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import type { Permission } from '../../shared/storage/ports/key-store.js';
+import type { KeyStore } from '../../shared/storage/ports/key-store.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal?: Principal;
+  }
+}
+
+/** Basic auth is accepted too (any user, the key as password) so a browser can open the dashboard. */
+function secretOf(req: Request): string | undefined {
+  const header = req.get('x-api-key');
+  if (header) return header;
+  const basic = req.get('authorization')?.match(/^Basic (.+)$/i);
+  if (basic) return Buffer.from(basic[1], 'base64').toString('utf8').split(':').slice(1).join(':');
+  return undefined;
+}
+
+export function requireKey(keys: KeyStore, masterKey: string | null, challenge = false) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const principal = authenticate(keys, masterKey, secretOf(req));
+    if (!principal) {
+      if (challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
+      throw new AppError('invalid_api_key', 'Invalid API key');
+    }
+    req.principal = principal;
+    next();
+  };
+}
+
+/** Checks the authenticated key's permission, for one index when the route names one. */
+export function requirePermission(permission: Permission, indexParam?: string) {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const index = indexParam ? String(req.params[indexParam] ?? req.body?.[indexParam] ?? '') : undefined;
+    if (!req.principal || !allows(req.principal, permission, index)) {
+      const scope = index ? ` on index '${index}'` : '';
+      throw new AppError('forbidden', `This API key lacks the '${permission}' permission${scope}`);
+    }
+    next();
+  };
+}

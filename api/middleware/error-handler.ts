@@ -1,0 +1,43 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError } from '../../shared/errors/app-error.js';
+
+interface HttpParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** body-parser's failures become the spec's error body with a message a client can act on. */
+function fromParser(err: HttpParserError): AppError | null {
+  switch (err.type) {
+    case 'entity.parse.failed':
+      return new AppError('invalid_json', 'Malformed JSON in the request body; send a valid JSON document with Content-Type: application/json');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', `Request body exceeds the ${err.limit} byte limit (QUARRY_MAX_BODY_BYTES); split it into smaller requests`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset; send UTF-8 JSON');
+    case 'request.aborted':
+      return new AppError('invalid_request', 'The request body was cut off before it was complete');
+    default:
+      return null;
+  }
+}
+
+/** The one place errors become responses: 4xx logged at info, 5xx at error; no internals leak. */
+export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const appError = err instanceof AppError ? err : fromParser(err as HttpParserError);
+  const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
+  if (e.status >= 500) req.log?.error({ err }, 'request failed');
+  else req.log?.info({ error: e.kind, message: e.message }, 'request rejected');
+  if (e.headers) res.set(e.headers);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.status(e.status).json(e.toBody());
+}
+
+export function notFound(req: Request): never {
+  throw new AppError('route_not_found', `No route ${req.method} ${req.path}; see GET /openapi.json for the API`);
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
+import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
+import {
+  batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
+} from '../schemas/push-schemas.js';
+
+/** Built from the same zod schemas the routes validate with, so the document cannot drift from the code. */
+const json = (s: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) } });
+const errorBody = z.object({ code: z.number().int(), message: z.string(), error: z.string(), details: z.unknown().optional() });
+const err = (description: string) => ({ description, content: json(errorBody) });
+const ok = (description: string, schema?: z.ZodType) => (schema ? { description, content: json(schema) } : { description });
+const param = (name: string, where: 'path' | 'query', description: string, schema: object = { type: 'string' }, required = where === 'path') => ({ name, in: where, required, description, schema });
+
+const indexParam = param('index_uid', 'path', 'Unique id of the index');
+const docParam = param('document_uid', 'path', 'Caller-chosen document id, 1-512 characters, URL-encoded');
+const auth = [{ apiKey: [] }];
+const common = { '401': err('Missing or invalid API key'), '403': err('The key lacks the permission or index') };
+
+const paths = {
+  '/v2/indexes/{index_uid}/documents': {
+    get: {
+      summary: 'List documents ordered by uid', security: auth,
+      parameters: [indexParam, param('limit', 'query', 'Page size, 1-1000, default 20', { type: 'integer' }), param('after-uid', 'query', 'Cursor: list documents after this uid')],
+      responses: { '200': ok('A page of documents', listResponseSchema), '400': err('Bad limit or cursor'), '404': err('Unknown index'), ...common },
+    },
+    post: {
+      summary: 'Batch upsert and delete: many documents in one request, one result per document', security: auth,
+      description: 'Each entry of `documents` is an upsert body plus its `uid`; `delete` lists uids. Valid entries are stored even when others are rejected; the response says which.',
+      parameters: [indexParam], requestBody: { required: true, content: json(batchRequestSchema) },
+      responses: { '200': ok('Per-document results', batchResponseSchema), '400': err('Malformed request'), '404': err('Unknown index'), '413': err('Body or batch too large'), ...common },
+    },
+  },
+  '/v2/indexes/{index_uid}/documents/{document_uid}': {
+    put: {
+      summary: 'Create or update a document', security: auth, parameters: [indexParam, docParam],
+      description: '204 means the document is stored durably; it becomes searchable asynchronously. Re-pushing identical content does no work.',
+      requestBody: { required: true, content: json(pushDocumentSchema) },
+      responses: { '204': ok('Stored'), '400': err('Invalid body or document_uid'), '404': err('Unknown index'), '413': err('Body over QUARRY_MAX_BODY_BYTES'), ...common },
+    },
+    delete: {
+      summary: 'Delete a document (204 also when it did not exist)', security: auth, parameters: [indexParam, docParam],
+      responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...common },
+    },
+    get: {
+      summary: 'Read one document with its pipeline status', security: auth, parameters: [indexParam, docParam],
+      responses: { '200': ok('The document and `status: {state, version, error}`'), '404': err('Unknown index or document'), ...common },
+    },
+  },
+  '/v2/indexes/{index_uid}/status': {
+    get: {
+      summary: 'Progress of an index: documents, indexed, pending, failed, last error', security: auth, parameters: [indexParam],
+      responses: { '200': ok('Progress', progressSchema), '404': err('Unknown index'), ...common },
+    },
+  },
+  '/v1/content/indexes': {
+    post: {
+      summary: 'Create or update an index', security: auth, requestBody: { required: true, content: json(indexDefinitionSchema) },
+      responses: { '200': ok('Stored', z.object({})), '400': err('Invalid definition or unsupported language'), '409': err('Incompatible field change'), ...common },
+    },
+  },
+  '/v1/admin/keys': {
+    post: { summary: 'Create an API key (secret shown once)', security: auth, requestBody: { required: true, content: json(createKeySchema) }, responses: { '201': ok('Created', createdKeySchema), '400': err('Invalid request'), ...common } },
+    get: { summary: 'List API keys (no secrets)', security: auth, responses: { '200': ok('Keys', z.object({ keys: z.array(keyViewSchema) })), ...common } },
+  },
+  '/v1/admin/keys/{id}': {
+    delete: { summary: 'Revoke an API key', security: auth, parameters: [param('id', 'path', 'Key id')], responses: { '204': ok('Revoked'), '404': err('Unknown key'), ...common } },
+  },
+  '/v1/admin/indexes': {
+    post: { summary: 'Create an index for document push (page fields title, content, source_url, last_modified)', security: auth, requestBody: { required: true, content: json(createPushIndexSchema) }, responses: { '201': ok('Created'), '200': ok('Already existed'), '400': err('Invalid uid or language'), ...common } },
+    get: { summary: 'List indexes with their progress', security: auth, responses: { '200': ok('Indexes'), ...common } },
+  },
+  '/v1/admin/indexes/{uid}': {
+    get: { summary: 'One index with its progress', security: auth, parameters: [param('uid', 'path', 'Index uid')], responses: { '200': ok('Index'), '404': err('Unknown index'), ...common } },
+  },
+  '/healthz': { get: { summary: 'Process is alive', responses: { '200': ok('Alive') } } },
+  '/readyz': { get: { summary: 'Redis and storage reachable', responses: { '200': ok('Ready'), '503': err('A dependency is down') } } },
+  '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': ok('Prometheus text format') } } },
+};
+
+export function openApiDocument() {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Quarry', version: '0.1.0', description: 'Self-hosted AI search. Errors are always `{code, message}` (plus `error`, a stable name, and sometimes `details`).' },
+    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    paths,
+  };
+}

@@ -1,0 +1,55 @@
+import { Router } from 'express';
+import { createApiKey } from '../../shared/auth/api-keys.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import { requirePermission } from '../middleware/auth.js';
+import { createKeySchema, createPushIndexSchema } from '../schemas/admin-schemas.js';
+import { validate } from '../schemas/validate.js';
+import type { IndexService } from '../services/index-service.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Admin API: keys and indexes. Needs the master key or a key with the `admin` permission. */
+export function adminRouter(storage: Storage, indexes: IndexService): Router {
+  const r = Router();
+  r.use('/v1/admin', requirePermission('admin'));
+
+  r.post('/v1/admin/keys', (req, res) => {
+    const body = validate(createKeySchema, req.body ?? {});
+    res.status(201).json(createApiKey(storage.keys, body));
+  });
+
+  r.get('/v1/admin/keys', (_req, res) => {
+    res.json({
+      keys: storage.keys.list().map((k) => ({
+        id: k.id, name: k.name, prefix: k.prefix, permissions: k.permissions, indexes: k.indexes,
+        created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
+      })),
+    });
+  });
+
+  r.delete('/v1/admin/keys/:id', (req, res) => {
+    if (!storage.keys.revoke(req.params.id)) throw new AppError('not_found', `API key '${req.params.id}' does not exist or is already revoked`);
+    res.status(204).end();
+  });
+
+  r.post('/v1/admin/indexes', async (req, res) => {
+    const body = validate(createPushIndexSchema, req.body ?? {});
+    validate(indexDefinitionSchema.shape.language_code, body.language_code, 'invalid_index');
+    const { index, created } = await indexes.createPushIndex(body.uid, body.language_code);
+    res.status(created ? 201 : 200).json(indexes.view(index));
+  });
+
+  r.get('/v1/admin/indexes', (_req, res) => {
+    res.json({ indexes: storage.indexes.list().map((i) => indexes.view(i)) });
+  });
+
+  r.get('/v1/admin/indexes/:uid', (req, res) => {
+    const index = storage.indexes.get(req.params.uid);
+    if (!index) throw new AppError('index_not_found', `Index '${req.params.uid}' does not exist`);
+    res.json(indexes.view(index));
+  });
+
+  return r;
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { indexUidSchema } from '../../shared/indexes/index-schema.js';
+
+export const createKeySchema = z.strictObject({
+  name: z.string().min(1, 'must not be empty').max(200),
+  permissions: z.array(z.enum(['read', 'write', 'admin'])).min(1, 'give at least one of read, write, admin'),
+  indexes: z.array(indexUidSchema).max(1000).nullish(),
+});
+
+export const keyViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  permissions: z.array(z.string()),
+  indexes: z.array(z.string()).nullable(),
+  created_at: z.string(),
+  revoked_at: z.string().nullable(),
+});
+
+export const createdKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  key: z.string().describe('The secret. Shown only in this response; store it now.'),
+  permissions: z.array(z.string()),
+  indexes: z.array(z.string()).nullable(),
+});
+
+export const createPushIndexSchema = z.strictObject({
+  uid: indexUidSchema,
+  language_code: z.string().default('en'),
+});

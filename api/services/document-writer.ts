@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import { newJobId } from '../../shared/jobs/job-id.js';
+import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
+import type { DocumentRef, DocumentStore, DocumentWrite, WriteOutcome } from '../../shared/storage/ports/document-store.js';
+
+export interface DocumentWriterOptions {
+  /** Documents per pipeline job. */
+  batchSize: number;
+  /** Most writes committed in one transaction. */
+  maxFlush?: number;
+  /** How long a flush waits for Redis before leaving the documents to the reconciler. */
+  enqueueTimeoutMs?: number;
+}
+
+interface Pending {
+  write: Omit<DocumentWrite, 'job'>;
+  resolve: (o: WriteOutcome) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * Group commit: writes arriving in the same turn of the event loop share one durable transaction
+ * (one fsync) and their pipeline jobs share one Redis round trip. A write is acknowledged only after
+ * its commit; if Redis is down the document stays pending in the store and the reconciler enqueues it.
+ */
+export class DocumentWriter {
+  private queue: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly queues: PipelineQueues,
+    private readonly log: Logger,
+    private readonly options: DocumentWriterOptions,
+  ) {}
+
+  write(write: Omit<DocumentWrite, 'job'>): Promise<WriteOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ write, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  writeMany(writes: Omit<DocumentWrite, 'job'>[]): Promise<WriteOutcome[]> {
+    return Promise.all(writes.map((w) => this.write(w)));
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, this.options.maxFlush ?? 2000);
+    this.scheduled = this.queue.length > 0;
+    if (this.scheduled) setImmediate(() => void this.flush());
+
+    const jobs = new Map<string, { indexId: number; refs: Map<string, DocumentRef> }>();
+    const perIndexCount = new Map<number, number>();
+    const jobFor = new Map<string, string>();
+    const writes: DocumentWrite[] = batch.map(({ write }) => {
+      const n = perIndexCount.get(write.indexId) ?? 0;
+      perIndexCount.set(write.indexId, n + 1);
+      const slot = `${write.indexId}/${Math.floor(n / this.options.batchSize)}`;
+      let job = jobFor.get(slot);
+      if (!job) jobFor.set(slot, (job = newJobId('w', write.indexId)));
+      return { ...write, job };
+    });
+
+    let outcomes: WriteOutcome[];
+    try {
+      outcomes = this.store.applyWrites(writes);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    outcomes.forEach((o, i) => {
+      if (o.version === null) return;
+      const { job, indexId } = writes[i];
+      const entry = jobs.get(job) ?? { indexId, refs: new Map() };
+      // A later write of the same document in this flush supersedes the earlier one: enqueue it once.
+      entry.refs.set(o.uid, { uid: o.uid, version: o.version });
+      jobs.set(job, entry);
+    });
+
+    await this.enqueue(jobs);
+    batch.forEach((p, i) => p.resolve(outcomes[i]));
+  }
+
+  private async enqueue(jobs: Map<string, { indexId: number; refs: Map<string, DocumentRef> }>): Promise<void> {
+    if (jobs.size === 0) return;
+    const bulk = [...jobs].map(([jobId, { indexId, refs }]) => ({
+      name: 'section',
+      data: { indexId, docs: [...refs.values()] },
+      opts: { jobId },
+    }));
+    const timeout = this.options.enqueueTimeoutMs ?? 2000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.queues.section.addBulk(bulk),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeout} ms`)), timeout);
+        }),
+      ]);
+    } catch (err) {
+      this.log.warn({ err, jobs: bulk.length }, 'enqueue failed; documents stay pending for the reconciler');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

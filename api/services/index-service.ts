@@ -1,0 +1,47 @@
+import { AppError } from '../../shared/errors/app-error.js';
+import { PUSH_FIELDS, type FieldSpec, type IndexRecord } from '../../shared/indexes/index-schema.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+
+/**
+ * Index definitions. Adding fields is always allowed; changing or removing a field's type would
+ * silently change what stored documents mean, so it is refused with the way out. A new language
+ * re-analyses every document.
+ */
+export class IndexService {
+  constructor(private readonly storage: Storage, private readonly requeue: (index: IndexRecord) => Promise<void>) {}
+
+  async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>): Promise<{ index: IndexRecord; created: boolean }> {
+    const existing = this.storage.indexes.get(uid);
+    if (existing) {
+      for (const [name, spec] of Object.entries(existing.fields)) {
+        const next = fields[name];
+        if (!next) throw new AppError('conflict', `Field '${name}' of index '${uid}' cannot be removed; create a new index instead`);
+        if (next.type !== spec.type || Boolean(next.multi_valued) !== Boolean(spec.multi_valued)) {
+          throw new AppError('conflict', `Field '${name}' of index '${uid}' is ${describe(spec)} and cannot become ${describe(next)}; create a new index instead`);
+        }
+      }
+    }
+    const result = this.storage.indexes.upsert(uid, languageCode, fields);
+    if (existing && existing.languageCode !== languageCode) await this.requeue(result.index);
+    return result;
+  }
+
+  /** A push index: the page fields, plus any extra fields the caller declares. */
+  createPushIndex(uid: string, languageCode: string) {
+    return this.upsert(uid, languageCode, { ...PUSH_FIELDS, ...(this.storage.indexes.get(uid)?.fields ?? {}) });
+  }
+
+  view(index: IndexRecord) {
+    return {
+      uid: index.uid,
+      language_code: index.languageCode,
+      schema: { fields: index.fields },
+      embedder: index.embedder,
+      created_at: new Date(index.createdAt).toISOString(),
+      updated_at: new Date(index.updatedAt).toISOString(),
+      progress: this.storage.documents.progress(index.id),
+    };
+  }
+}
+
+const describe = (s: FieldSpec) => `${s.type}${s.multi_valued ? ' (multi_valued)' : ''}`;

@@ -1,0 +1,63 @@
+import { fieldsHash } from '../../shared/documents/fields-hash.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import { acceptsPush, type IndexRecord } from '../../shared/indexes/index-schema.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import type { WriteOutcome } from '../../shared/storage/ports/document-store.js';
+import type { PushDocument } from '../schemas/push-schemas.js';
+import type { DocumentWriter } from './document-writer.js';
+
+/** Document push (/v2): page documents into an index that has the page fields. */
+export class PushService {
+  constructor(private readonly storage: Storage, private readonly writer: DocumentWriter) {}
+
+  pushIndex(uid: string): IndexRecord {
+    const index = this.storage.indexes.get(uid);
+    if (!index) throw new AppError('index_not_found', `Index '${uid}' does not exist; create it first (POST /v1/admin/indexes)`);
+    if (!acceptsPush(index)) {
+      throw new AppError('invalid_index', `Index '${uid}' lacks the page fields title, content, source_url, last_modified needed for document push; use /v1/content/indexes/${uid}/documents`);
+    }
+    return index;
+  }
+
+  upsert(index: IndexRecord, uid: string, doc: PushDocument): Promise<WriteOutcome> {
+    const fields = pageFields(doc);
+    return this.writer.write({ indexId: index.id, uid, fields, hash: fieldsHash(fields) });
+  }
+
+  upsertMany(index: IndexRecord, docs: { uid: string; doc: PushDocument }[]): Promise<WriteOutcome[]> {
+    return this.writer.writeMany(docs.map(({ uid, doc }) => {
+      const fields = pageFields(doc);
+      return { indexId: index.id, uid, fields, hash: fieldsHash(fields) };
+    }));
+  }
+
+  delete(index: IndexRecord, uid: string): Promise<WriteOutcome> {
+    return this.writer.write({ indexId: index.id, uid, fields: null, hash: null });
+  }
+
+  list(index: IndexRecord, limit: number, afterUid: string | null) {
+    return this.storage.documents.list(index.id, limit, afterUid).map(({ uid, fields }) => ({
+      uid,
+      title: String(fields.title ?? ''),
+      content: String(fields.content ?? ''),
+    }));
+  }
+
+  get(index: IndexRecord, uid: string) {
+    const doc = this.storage.documents.get(index.id, uid);
+    if (!doc?.fields) throw new AppError('not_found', `Document '${uid}' does not exist in index '${index.uid}'`);
+    return { uid, ...doc.fields, status: { state: doc.status, version: doc.version, error: doc.error } };
+  }
+
+  progress(index: IndexRecord) {
+    return { index_uid: index.uid, ...this.storage.documents.progress(index.id), embedder: index.embedder };
+  }
+}
+
+/** Optional fields left out are stored as absent, so `{}` and `{source_url: null}` hash the same. */
+function pageFields(doc: PushDocument): Record<string, unknown> {
+  const f: Record<string, unknown> = { title: doc.title, content: doc.content };
+  if (doc.source_url) f.source_url = doc.source_url;
+  if (doc.last_modified) f.last_modified = doc.last_modified;
+  return f;
+}

@@ -1,0 +1,48 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord, KeyStore, Permission } from '../storage/ports/key-store.js';
+
+/**
+ * Secrets are 256 random bits, so a fast SHA-256 is enough to store them (no dictionary to resist,
+ * unlike passwords) and keeps the per-request check to microseconds.
+ */
+export const hashKey = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  key: string;
+  permissions: Permission[];
+  indexes: string[] | null;
+}
+
+export function createApiKey(store: KeyStore, input: { name: string; permissions: Permission[]; indexes?: string[] | null }): CreatedKey {
+  const secret = `qk_${randomBytes(32).toString('base64url')}`;
+  const id = `key_${randomBytes(6).toString('hex')}`;
+  const permissions = [...new Set(input.permissions)];
+  const indexes = input.indexes && input.indexes.length ? [...new Set(input.indexes)] : null;
+  store.insert({ id, name: input.name, prefix: secret.slice(0, 10), permissions, indexes, createdAt: Date.now() }, hashKey(secret));
+  return { id, name: input.name, key: secret, permissions, indexes };
+}
+
+export interface Principal {
+  keyId: string;
+  permissions: ReadonlySet<Permission>;
+  indexes: ReadonlySet<string> | null;
+}
+
+const MASTER: Omit<Principal, 'keyId'> = { permissions: new Set<Permission>(['read', 'write', 'admin']), indexes: null };
+
+export function authenticate(store: KeyStore, masterKey: string | null, secret: string | undefined): Principal | null {
+  if (!secret) return null;
+  const hash = hashKey(secret);
+  if (masterKey && timingSafeEqual(Buffer.from(hash), Buffer.from(hashKey(masterKey)))) return { keyId: 'master', ...MASTER };
+  const rec: ApiKeyRecord | null = store.findByHash(hash);
+  if (!rec) return null;
+  return { keyId: rec.id, permissions: new Set(rec.permissions), indexes: rec.indexes ? new Set(rec.indexes) : null };
+}
+
+export function allows(p: Principal, permission: Permission, indexUid?: string): boolean {
+  if (p.permissions.has('admin')) return true;
+  if (!p.permissions.has(permission)) return false;
+  return indexUid === undefined || p.indexes === null || p.indexes.has(indexUid);
+}

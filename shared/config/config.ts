@@ -1,0 +1,122 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only reader of process.env. Every variable is listed here once, parsed once at start,
+ * and every bad variable is reported together so an operator fixes them in one go.
+ */
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const QUEUE_NAMES = ['section', 'embed', 'index'] as const;
+export type PipelineQueue = (typeof QUEUE_NAMES)[number];
+
+const envSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  QUARRY_DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z.string().url().optional(),
+  QUARRY_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'use 1-64 letters, digits, or _ . : -')
+    .default('quarry'),
+  QUARRY_MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  QUARRY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  QUARRY_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
+  QUARRY_MAX_BATCH_DOCUMENTS: int(1, 10000).default(1000),
+  QUARRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  QUARRY_WORKER_QUEUES: z
+    .string()
+    .default(QUEUE_NAMES.join(','))
+    .transform((s) => s.split(',').map((q) => q.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(QUEUE_NAMES)).min(1)),
+  QUARRY_WORKER_CONCURRENCY: int(1, 256).default(4),
+  QUARRY_PIPELINE_BATCH: int(1, 1000).default(64),
+  QUARRY_JOB_ATTEMPTS: int(1, 100).default(8),
+  QUARRY_RECONCILE_SECONDS: int(1, 86400).default(15),
+  QUARRY_RECONCILE_GRACE_SECONDS: int(0, 86400).default(60),
+  QUARRY_EMBEDDER: z.enum(['glove', 'openai', 'onnx']).default('glove'),
+  QUARRY_EMBEDDINGS_URL: z.string().url().optional(),
+  QUARRY_EMBEDDINGS_API_KEY: z.string().optional(),
+  QUARRY_EMBEDDINGS_MODEL: z.string().optional(),
+  QUARRY_EMBEDDINGS_DIMENSIONS: int(1, 65536).optional(),
+  QUARRY_EMBEDDINGS_MODEL_PATH: z.string().optional(),
+  QUARRY_DASHBOARD: bool.default(true),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+function buildConfig(e: z.output<typeof envSchema>) {
+  const dataDir = resolve(e.QUARRY_DATA_DIR);
+  return {
+    http: {
+      port: e.PORT,
+      host: e.HOST,
+      maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
+      maxBatchDocuments: e.QUARRY_MAX_BATCH_DOCUMENTS,
+      dashboard: e.QUARRY_DASHBOARD,
+    },
+    redis: { url: e.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: e.QUARRY_REDIS_PREFIX },
+    storage: { dataDir },
+    auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null },
+    log: { level: e.QUARRY_LOG_LEVEL },
+    pipeline: {
+      queues: e.QUARRY_WORKER_QUEUES as PipelineQueue[],
+      concurrency: e.QUARRY_WORKER_CONCURRENCY,
+      batchSize: e.QUARRY_PIPELINE_BATCH,
+      attempts: e.QUARRY_JOB_ATTEMPTS,
+      reconcileMs: e.QUARRY_RECONCILE_SECONDS * 1000,
+      reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_SECONDS * 1000,
+    },
+    embeddings: embeddingsConfig(e),
+  };
+}
+
+function embeddingsConfig(e: z.output<typeof envSchema>) {
+  switch (e.QUARRY_EMBEDDER) {
+    case 'openai':
+      return {
+        provider: 'openai' as const,
+        baseUrl: e.QUARRY_EMBEDDINGS_URL!,
+        apiKey: e.QUARRY_EMBEDDINGS_API_KEY,
+        model: e.QUARRY_EMBEDDINGS_MODEL!,
+        dimensions: e.QUARRY_EMBEDDINGS_DIMENSIONS,
+      };
+    case 'onnx':
+      return {
+        provider: 'onnx' as const,
+        modelPath: e.QUARRY_EMBEDDINGS_MODEL_PATH!,
+        dimensions: e.QUARRY_EMBEDDINGS_DIMENSIONS,
+      };
+    default:
+      return { provider: 'glove' as const };
+  }
+}
+
+export type Config = Readonly<ReturnType<typeof buildConfig>>;
+
+export class ConfigError extends Error {}
+
+const checkedSchema = envSchema.superRefine((e, ctx) => {
+  const need = (name: keyof typeof e, why: string) => {
+    if (!e[name]) ctx.addIssue({ code: 'custom', path: [name], message: `is required ${why}` });
+  };
+  if (e.QUARRY_EMBEDDER === 'openai') {
+    need('QUARRY_EMBEDDINGS_URL', 'when QUARRY_EMBEDDER=openai (e.g. http://127.0.0.1:11434/v1)');
+    need('QUARRY_EMBEDDINGS_MODEL', 'when QUARRY_EMBEDDER=openai');
+  }
+  if (e.QUARRY_EMBEDDER === 'onnx') need('QUARRY_EMBEDDINGS_MODEL_PATH', 'when QUARRY_EMBEDDER=onnx');
+});
+
+/** Parses the environment; throws a ConfigError listing every invalid variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = checkedSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(buildConfig(parsed.data));
+}

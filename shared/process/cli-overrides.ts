@@ -1,0 +1,36 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * Command-line flags are sugar for environment variables, so config validation stays in one place:
+ * `--queues embed,index --concurrency 8` becomes QUARRY_WORKER_QUEUES / QUARRY_WORKER_CONCURRENCY.
+ */
+export function envWithFlags(argv: string[], flags: Record<string, string>): Record<string, string | undefined> {
+  const { values } = parseArgs({
+    args: argv,
+    options: Object.fromEntries(Object.keys(flags).map((f) => [f, { type: 'string' as const }])),
+    strict: true,
+  });
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const [flag, variable] of Object.entries(flags)) {
+    const v = values[flag];
+    if (typeof v === 'string') env[variable] = v;
+  }
+  return env;
+}
+
+/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or 9.5 s forces the exit. */
+export function onShutdown(stop: () => Promise<void>, log: { info: (o: object, m: string) => void }): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log.info({ signal }, 'shutting down: draining');
+    setTimeout(() => process.exit(1), 9_500).unref();
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}

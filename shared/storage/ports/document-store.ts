@@ -1,0 +1,55 @@
+export type DocumentFields = Record<string, unknown>;
+
+/** One accepted write. `fields: null` deletes. */
+export interface DocumentWrite {
+  indexId: number;
+  uid: string;
+  fields: DocumentFields | null;
+  /** Digest of the fields, so a re-push of identical content changes nothing. */
+  hash: string | null;
+  /** Pipeline job that will carry this write (assigned by the caller before the commit). */
+  job: string;
+}
+
+/** version null: the write changed nothing (identical re-push, or delete of an absent document). */
+export interface WriteOutcome {
+  uid: string;
+  version: number | null;
+}
+
+export interface DocumentRef {
+  uid: string;
+  version: number;
+}
+
+export interface StoredDocument extends DocumentRef {
+  fields: DocumentFields | null;
+}
+
+export interface IndexProgress {
+  documents: number;
+  indexed: number;
+  pending: number;
+  pending_deletes: number;
+  failed: number;
+  last_error: { uid: string; message: string; at: string } | null;
+}
+
+export interface DocumentStore {
+  /** Applies writes in order in one durable transaction; each gets a version from one global sequence. */
+  applyWrites(writes: DocumentWrite[]): WriteOutcome[];
+  /** Documents ordered by uid, after the cursor, excluding pending deletes. */
+  list(indexId: number, limit: number, afterUid: string | null): { uid: string; fields: DocumentFields }[];
+  /** The current versions of the given refs that are still current (stale refs are left out). */
+  loadCurrent(indexId: number, refs: DocumentRef[]): StoredDocument[];
+  markFailed(indexId: number, refs: DocumentRef[], message: string): void;
+  progress(indexId: number): IndexProgress;
+  /** The latest accepted write of a document, pending deletes included (fields null). */
+  get(indexId: number, uid: string): (StoredDocument & { status: string; error: string | null }) | null;
+  /** Distinct jobs of documents pending since before `olderThan` (ms epoch). */
+  pendingJobs(olderThan: number, limit: number): { indexId: number; job: string | null }[];
+  pendingOfJob(indexId: number, job: string | null, limit: number): DocumentRef[];
+  reassignJob(indexId: number, refs: DocumentRef[], job: string): void;
+  /** Marks every indexed or failed document of the index pending again under `job` (model change, re-index). */
+  requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number): { job: string; refs: DocumentRef[] }[];
+}

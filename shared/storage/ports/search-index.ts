@@ -1,0 +1,36 @@
+import type { DocumentRef } from './document-store.js';
+
+export interface SectionRow {
+  ord: number;
+  title: string;
+  anchor: string | null;
+  text: string;
+  hash: string;
+  vector: Float32Array | null;
+}
+
+/** A document version ready to go live: sections null removes it (a delete). */
+export interface PublishItem extends DocumentRef {
+  sections: SectionRow[] | null;
+}
+
+export interface KeywordHit {
+  uid: string;
+  sectionId: number;
+  title: string;
+  score: number;
+}
+
+/**
+ * Keyword and vector index of the sections. publish() makes a document's keyword and vector
+ * entries live together, and only if its version is still the latest accepted one.
+ */
+export interface SearchIndex {
+  publish(indexId: number, items: PublishItem[], model: string): { published: number; removed: number; stale: number };
+  /** Vectors already computed by `model` for these section hashes, so identical text is not embedded again. */
+  reusableVectors(hashes: string[], model: string): Map<string, Float32Array>;
+  keywordSearch(indexId: number, query: string, limit: number): KeywordHit[];
+  vectorSearch(indexId: number, vector: Float32Array, limit: number): KeywordHit[];
+  dropIndex(indexId: number): void;
+  ensureIndex(indexId: number): void;
+}

@@ -1,0 +1,73 @@
+import type { Db } from './open-database.js';
+
+/** Append-only: a migration, once shipped, is never edited; add a new one instead. */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO meta (key, value) VALUES ('seq', 0);
+
+  CREATE TABLE indexes (
+    id INTEGER PRIMARY KEY,
+    uid TEXT NOT NULL UNIQUE,
+    language_code TEXT NOT NULL,
+    schema TEXT NOT NULL,
+    embedder TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    permissions TEXT NOT NULL,
+    indexes TEXT,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+
+  -- fields NULL marks a delete that the pipeline has not yet removed from the search indexes.
+  CREATE TABLE documents (
+    index_id INTEGER NOT NULL REFERENCES indexes(id) ON DELETE CASCADE,
+    uid TEXT NOT NULL,
+    fields TEXT,
+    hash TEXT,
+    version INTEGER NOT NULL,
+    indexed_version INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'indexed', 'failed')),
+    job TEXT,
+    error TEXT,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (index_id, uid)
+  ) WITHOUT ROWID;
+  CREATE INDEX documents_pending ON documents (status, updated_at) WHERE status = 'pending';
+
+  CREATE TABLE sections (
+    id INTEGER PRIMARY KEY,
+    index_id INTEGER NOT NULL,
+    doc_uid TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    ord INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    anchor TEXT,
+    text TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    vector BLOB,
+    vector_model TEXT
+  );
+  CREATE INDEX sections_doc ON sections (index_id, doc_uid);
+  CREATE INDEX sections_hash ON sections (hash);
+  `,
+];
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current >= MIGRATIONS.length) return;
+  db.transaction(() => {
+    // Re-read inside the lock: another process may have migrated while we waited.
+    const now = db.pragma('user_version', { simple: true }) as number;
+    for (let v = now; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]);
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}

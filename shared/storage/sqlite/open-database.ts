@@ -1,0 +1,30 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.js';
+
+export type Db = Database.Database;
+
+/**
+ * One SQLite file shared by the API and worker processes of a machine. WAL lets readers run
+ * beside the single writer; synchronous=FULL makes a commit survive power loss as well as kill -9,
+ * which is what a 204 promises. Writers batch their commits, so the fsync cost is shared.
+ */
+export function openDatabase(dataDir: string, options: { readonly?: boolean } = {}): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, 'quarry.db'), { readonly: options.readonly ?? false });
+  db.pragma('busy_timeout = 10000');
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    migrate(db);
+  }
+  db.pragma('foreign_keys = ON');
+  db.pragma('cache_size = -65536');
+  return db;
+}
+
+/** Runs fn in an IMMEDIATE transaction so concurrent processes queue on the lock instead of deadlocking. */
+export function immediate<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}

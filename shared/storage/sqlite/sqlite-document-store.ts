@@ -1,0 +1,170 @@
+import type {
+  DocumentFields, DocumentRef, DocumentStore, DocumentWrite, IndexProgress, StoredDocument, WriteOutcome,
+} from '../ports/document-store.js';
+import { immediate, type Db } from './open-database.js';
+
+interface Row {
+  uid: string;
+  fields: string | null;
+  hash: string | null;
+  version: number;
+  status: string;
+}
+
+export class SqliteDocumentStore implements DocumentStore {
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.q = {
+      nextSeq: db.prepare(`UPDATE meta SET value = value + ? WHERE key = 'seq' RETURNING value`).pluck(),
+      get: db.prepare<[number, string], Row>(
+        `SELECT uid, fields, hash, version, status FROM documents WHERE index_id = ? AND uid = ?`,
+      ),
+      upsert: db.prepare(
+        `INSERT INTO documents (index_id, uid, fields, hash, version, status, job, error, updated_at)
+         VALUES (@indexId, @uid, @fields, @hash, @version, 'pending', @job, NULL, @now)
+         ON CONFLICT (index_id, uid) DO UPDATE SET fields = excluded.fields, hash = excluded.hash,
+           version = excluded.version, status = 'pending', job = excluded.job, error = NULL,
+           updated_at = excluded.updated_at`,
+      ),
+      list: db.prepare<[number, string, number], { uid: string; fields: string }>(
+        `SELECT uid, fields FROM documents WHERE index_id = ? AND uid > ? AND fields IS NOT NULL
+         ORDER BY uid LIMIT ?`,
+      ),
+      failed: db.prepare(
+        `UPDATE documents SET status = 'failed', error = ?, job = NULL, updated_at = ?
+         WHERE index_id = ? AND uid = ? AND version = ?`,
+      ),
+      counts: db.prepare<[number], { status: string; deleted: number; n: number }>(
+        `SELECT status, fields IS NULL AS deleted, count(*) AS n FROM documents WHERE index_id = ?
+         GROUP BY status, fields IS NULL`,
+      ),
+      lastError: db.prepare<[number], { uid: string; error: string; updated_at: number }>(
+        `SELECT uid, error, updated_at FROM documents WHERE index_id = ? AND status = 'failed'
+         ORDER BY updated_at DESC LIMIT 1`,
+      ),
+      full: db.prepare<[number, string], Row & { error: string | null }>(
+        `SELECT uid, fields, hash, version, status, error FROM documents WHERE index_id = ? AND uid = ?`,
+      ),
+      pendingJobs: db.prepare<[number, number], { indexId: number; job: string | null }>(
+        `SELECT DISTINCT index_id AS indexId, job FROM documents
+         WHERE status = 'pending' AND updated_at < ? LIMIT ?`,
+      ),
+      pendingOfJob: db.prepare<[number, string | null, number], DocumentRef>(
+        `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND job IS ? LIMIT ?`,
+      ),
+      reassign: db.prepare(`UPDATE documents SET job = ? WHERE index_id = ? AND uid = ? AND version = ?`),
+      requeueable: db.prepare<[number], DocumentRef>(
+        `SELECT uid, version FROM documents WHERE index_id = ? AND status != 'pending' ORDER BY uid`,
+      ),
+      requeue: db.prepare(
+        `UPDATE documents SET status = 'pending', job = ?, error = NULL, updated_at = ?
+         WHERE index_id = ? AND uid = ? AND version = ?`,
+      ),
+    };
+  }
+
+  applyWrites(writes: DocumentWrite[]): WriteOutcome[] {
+    if (writes.length === 0) return [];
+    return immediate(this.db, () => {
+      // One sequence for every process: commits are serialised by SQLite, so versions follow commit order.
+      let next = (this.q.nextSeq.get(writes.length) as number) - writes.length;
+      const now = Date.now();
+      return writes.map((w) => {
+        const existing = this.q.get.get(w.indexId, w.uid);
+        if (isNoop(existing, w)) return { uid: w.uid, version: null };
+        const version = ++next;
+        this.q.upsert.run({
+          indexId: w.indexId, uid: w.uid, fields: w.fields ? JSON.stringify(w.fields) : null,
+          hash: w.hash, version, job: w.job, now,
+        });
+        return { uid: w.uid, version };
+      });
+    });
+  }
+
+  list(indexId: number, limit: number, afterUid: string | null) {
+    return this.q.list.all(indexId, afterUid ?? '', limit).map((r) => ({
+      uid: r.uid,
+      fields: JSON.parse(r.fields) as DocumentFields,
+    }));
+  }
+
+  loadCurrent(indexId: number, refs: DocumentRef[]): StoredDocument[] {
+    const out: StoredDocument[] = [];
+    for (const ref of refs) {
+      const row = this.q.get.get(indexId, ref.uid);
+      if (row && row.version === ref.version && row.status === 'pending') {
+        out.push({ uid: row.uid, version: row.version, fields: row.fields ? JSON.parse(row.fields) : null });
+      }
+    }
+    return out;
+  }
+
+  markFailed(indexId: number, refs: DocumentRef[], message: string): void {
+    const now = Date.now();
+    immediate(this.db, () => {
+      for (const r of refs) this.q.failed.run(message, now, indexId, r.uid, r.version);
+    });
+  }
+
+  progress(indexId: number): IndexProgress {
+    const p: IndexProgress = { documents: 0, indexed: 0, pending: 0, pending_deletes: 0, failed: 0, last_error: null };
+    for (const { status, deleted, n } of this.q.counts.all(indexId)) {
+      if (deleted) {
+        p.pending_deletes += n;
+        continue;
+      }
+      p.documents += n;
+      if (status === 'indexed') p.indexed += n;
+      else if (status === 'pending') p.pending += n;
+      else p.failed += n;
+    }
+    const last = this.q.lastError.get(indexId);
+    if (last) p.last_error = { uid: last.uid, message: last.error, at: new Date(last.updated_at).toISOString() };
+    return p;
+  }
+
+  get(indexId: number, uid: string) {
+    const r = this.q.full.get(indexId, uid);
+    if (!r) return null;
+    const fields = r.fields ? (JSON.parse(r.fields) as DocumentFields) : null;
+    return { uid: r.uid, version: r.version, fields, status: r.status, error: r.error };
+  }
+
+  pendingJobs(olderThan: number, limit: number) {
+    return this.q.pendingJobs.all(olderThan, limit);
+  }
+
+  pendingOfJob(indexId: number, job: string | null, limit: number): DocumentRef[] {
+    return this.q.pendingOfJob.all(indexId, job, limit);
+  }
+
+  reassignJob(indexId: number, refs: DocumentRef[], job: string): void {
+    immediate(this.db, () => {
+      for (const r of refs) this.q.reassign.run(job, indexId, r.uid, r.version);
+    });
+  }
+
+  requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number) {
+    return immediate(this.db, () => {
+      const refs = this.q.requeueable.all(indexId);
+      const batches: { job: string; refs: DocumentRef[] }[] = [];
+      const now = Date.now();
+      for (let i = 0; i < refs.length; i += batchSize) {
+        const job = jobFor(batches.length);
+        const slice = refs.slice(i, i + batchSize);
+        for (const r of slice) this.q.requeue.run(job, now, indexId, r.uid, r.version);
+        batches.push({ job, refs: slice });
+      }
+      return batches;
+    });
+  }
+}
+
+function isNoop(existing: Row | undefined, w: DocumentWrite): boolean {
+  if (!existing) return w.fields === null;
+  if (w.fields === null) return existing.fields === null;
+  // A failed document is retried by pushing it again, even unchanged.
+  return existing.fields !== null && existing.hash === w.hash && existing.status !== 'failed';
+}

@@ -1,0 +1,60 @@
+import type { ApiKeyRecord, KeyStore, Permission } from '../ports/key-store.js';
+import type { Db } from './open-database.js';
+
+interface Row {
+  id: string;
+  name: string;
+  prefix: string;
+  permissions: string;
+  indexes: string | null;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+const toRecord = (r: Row): ApiKeyRecord => ({
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  permissions: JSON.parse(r.permissions) as Permission[],
+  indexes: r.indexes ? (JSON.parse(r.indexes) as string[]) : null,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
+
+export class SqliteKeyStore implements KeyStore {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare(
+        `INSERT INTO api_keys (id, name, hash, prefix, permissions, indexes, created_at)
+         VALUES (@id, @name, @hash, @prefix, @permissions, @indexes, @createdAt)`,
+      ),
+      byHash: db.prepare<[string], Row>(`SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL`),
+      all: db.prepare<[], Row>(`SELECT * FROM api_keys ORDER BY created_at`),
+      revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
+    };
+  }
+
+  insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string) {
+    this.q.insert.run({
+      ...record,
+      hash,
+      permissions: JSON.stringify(record.permissions),
+      indexes: record.indexes ? JSON.stringify(record.indexes) : null,
+    });
+  }
+
+  findByHash(hash: string) {
+    const r = this.q.byHash.get(hash);
+    return r ? toRecord(r) : null;
+  }
+
+  list() {
+    return this.q.all.all().map(toRecord);
+  }
+
+  revoke(id: string) {
+    return this.q.revoke.run(Date.now(), id).changes > 0;
+  }
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { buildApp } from '../../api/app.js';
+import { loadConfig, type Config } from '../../shared/config/config.js';
+import { closeQueues, createPipelineQueues, type PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
+import { createEmbedder } from '../../shared/llm/create-embedder.js';
+import type { Embedder } from '../../shared/llm/ports/embedder.js';
+import { createLogger } from '../../shared/logging/create-logger.js';
+import { connectRedis } from '../../shared/redis/connect-redis.js';
+import { createStorage, type Storage } from '../../shared/storage/create-storage.js';
+import { startWorkers } from '../../workers/registry.js';
+
+export const MASTER_KEY = 'test-master-key-0123456789';
+
+export interface TestService {
+  url: string;
+  config: Config;
+  storage: Storage;
+  queues: PipelineQueues;
+  redis: Redis;
+  prefix: string;
+  dataDir: string;
+  embedder: Embedder;
+  /** Authenticated JSON request against the running app. */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** A fresh data folder and Redis key prefix per test file, so runs never see each other's data. */
+export function testEnv(extra: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quarry-test-'));
+  const prefix = `qtest-${randomUUID().slice(0, 8)}`;
+  return {
+    dataDir,
+    prefix,
+    env: {
+      QUARRY_DATA_DIR: dataDir, QUARRY_REDIS_PREFIX: prefix, REDIS_URL: inject('redisUrl'),
+      QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_LOG_LEVEL: 'silent', PORT: '0', ...extra,
+    } as Record<string, string>,
+  };
+}
+
+export async function deleteKeys(redis: Redis, prefix: string) {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+export async function startTestService(options: { workers?: boolean; env?: Record<string, string> } = {}): Promise<TestService> {
+  const { dataDir, prefix, env } = testEnv(options.env);
+  const config = loadConfig(env);
+  const log = createLogger('silent', 'test');
+  const storage = createStorage({ dataDir });
+  const redis = connectRedis(config.redis.url, 'quarry-test');
+  const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });
+  const embedder = await createEmbedder(config.embeddings);
+  const app = buildApp({ config, storage, redis, queues, log });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let workers: Worker[] = [];
+  if (options.workers !== false) {
+    workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log }, { connection: redis, prefix, concurrency: 2 });
+  }
+
+  return {
+    url, config, storage, queues, redis, prefix, dataDir, embedder,
+    async call(method, path, body, headers = {}) {
+      const res = await fetch(url + path, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-api-key': MASTER_KEY, ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {}
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await new Promise((r) => server.close(r));
+      server.closeAllConnections();
+      await closeQueues(queues);
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+      storage.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until fn returns a truthy value or the time is up; returns the last value. */
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 30_000, stepMs = 50): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await fn();
+  while (!last && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, stepMs));
+    last = await fn();
+  }
+  return last;
+}

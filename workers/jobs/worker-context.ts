@@ -1,0 +1,11 @@
+import type { Logger } from 'pino';
+import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
+import type { Embedder } from '../../shared/llm/ports/embedder.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+
+export interface WorkerContext {
+  storage: Storage;
+  embedder: Embedder;
+  queues: PipelineQueues;
+  log: Logger;
+}

@@ -1,0 +1,56 @@
+import { ConfigError, loadConfig } from '../shared/config/config.js';
+import { createPipelineQueues, closeQueues } from '../shared/jobs/pipeline-queues.js';
+import { createEmbedder } from '../shared/llm/create-embedder.js';
+import { createLogger } from '../shared/logging/create-logger.js';
+import { envWithFlags, onShutdown } from '../shared/process/cli-overrides.js';
+import { connectRedis } from '../shared/redis/connect-redis.js';
+import { createStorage } from '../shared/storage/create-storage.js';
+import { Reconciler } from './reconciler.js';
+import { startWorkers } from './registry.js';
+
+/** A worker process: `npm run start:worker -- --queues section,embed --concurrency 8`. */
+async function main() {
+  const config = loadConfig(envWithFlags(process.argv.slice(2), {
+    queues: 'QUARRY_WORKER_QUEUES',
+    concurrency: 'QUARRY_WORKER_CONCURRENCY',
+  }));
+  const log = createLogger(config.log.level, 'worker');
+  const storage = createStorage({ dataDir: config.storage.dataDir });
+  const redis = connectRedis(config.redis.url, 'quarry-worker');
+  const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
+  const embedder = await createEmbedder(config.embeddings);
+  const ctx = { storage, embedder, queues, log };
+
+  const reconciler = new Reconciler(storage, queues, redis, log, {
+    prefix: config.redis.prefix,
+    batchSize: config.pipeline.batchSize,
+    graceMs: config.pipeline.reconcileGraceMs,
+  });
+  reconciler.reembedChangedIndexes(embedder.id);
+  // At start nothing is in flight from this process: anything pending without a live job is re-enqueued.
+  await reconciler.runOnce(0);
+  const timer = setInterval(() => {
+    reconciler.runOnce().catch((err) => log.warn({ err }, 'reconcile failed'));
+  }, config.pipeline.reconcileMs);
+
+  const workers = startWorkers(config.pipeline.queues, ctx, {
+    connection: redis,
+    prefix: config.redis.prefix,
+    concurrency: config.pipeline.concurrency,
+  });
+  log.info({ queues: config.pipeline.queues, concurrency: config.pipeline.concurrency, embedder: embedder.id }, 'workers started');
+
+  onShutdown(async () => {
+    clearInterval(timer);
+    await Promise.all(workers.map((w) => w.close())); // waits for active jobs to finish
+    await closeQueues(queues);
+    await embedder.close?.();
+    redis.disconnect();
+    storage.close();
+  }, log);
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

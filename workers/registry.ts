@@ -1,0 +1,71 @@
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { PIPELINE_QUEUES, type PayloadOf, type PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
+import { EmbedderError } from '../shared/llm/ports/embedder.js';
+import { JobMetrics } from '../shared/metrics/job-metrics.js';
+import { embedJob } from './jobs/embed-job.js';
+import { indexJob } from './jobs/index-job.js';
+import { sectionJob } from './jobs/section-job.js';
+import type { WorkerContext } from './jobs/worker-context.js';
+
+/** Exactly one handler per queue; the record type makes a missing one a compile error. */
+const HANDLERS: { [K in PipelineQueueName]: (job: Job<PayloadOf[K]>, ctx: WorkerContext) => Promise<unknown> } = {
+  section: (job, ctx) => sectionJob(job.id!, job.data, ctx),
+  embed: (job, ctx) => embedJob(job.id!, job.data, ctx),
+  index: (job, ctx) => indexJob(job.data, ctx),
+};
+
+export interface WorkerOptions {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+}
+
+/**
+ * Failures are classified: a misconfigured provider does not retry; anything else retries with
+ * backoff, and when the last attempt fails the batch's documents are marked failed with the reason,
+ * so a pusher sees it in the index progress instead of a document pending forever.
+ */
+export function startWorkers(queues: PipelineQueueName[], ctx: WorkerContext, o: WorkerOptions): Worker[] {
+  const metrics = new JobMetrics(o.connection, o.prefix);
+  return queues.map((name) => {
+    const handler = HANDLERS[name] as (job: Job, ctx: WorkerContext) => Promise<unknown>;
+    const worker = new Worker(
+      name,
+      async (job: Job) => {
+        try {
+          return await handler(job, ctx);
+        } catch (err) {
+          const permanent = err instanceof EmbedderError && !err.retryable;
+          const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+          if (permanent || last) {
+            const message = err instanceof Error ? err.message : String(err);
+            ctx.storage.documents.markFailed(job.data.indexId, job.data.docs, `${name} stage: ${message}`);
+          }
+          if (permanent) throw new UnrecoverableError((err as Error).message);
+          throw err;
+        }
+      },
+      {
+        connection: o.connection,
+        prefix: o.prefix,
+        concurrency: o.concurrency,
+        // A killed worker's job returns to the queue after the lock lapses; allow several such crashes.
+        lockDuration: 30_000,
+        stalledInterval: 15_000,
+        maxStalledCount: 5,
+      },
+    );
+    worker.on('completed', (job) => {
+      void metrics.record(name, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000, true).catch(() => {});
+    });
+    worker.on('failed', (job, err) => {
+      ctx.log.warn({ queue: name, job: job?.id, attempt: job?.attemptsMade, err }, 'job failed');
+      void metrics.record(name, 0, false).catch(() => {});
+    });
+    worker.on('error', (err) => ctx.log.error({ queue: name, err }, 'worker error'));
+    return worker;
+  });
+}
+
+export { PIPELINE_QUEUES };
