@@ -75,9 +75,11 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   return {
     url, config, storage, queues, redis, prefix, dataDir, embedder,
     async call(method, path, body, headers = {}) {
+      const h = new Headers({ 'content-type': 'application/json', 'x-api-key': MASTER_KEY });
+      for (const [k, v] of Object.entries(headers)) h.set(k, v);
       const res = await fetch(url + path, {
         method,
-        headers: { 'content-type': 'application/json', 'x-api-key': MASTER_KEY, ...headers },
+        headers: h,
         body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
       });
       const text = await res.text();
