@@ -11,8 +11,7 @@ async function main() {
   const config = loadConfig();
   const log = createLogger(config.log.level, 'api');
   const storage = createStorage({ dataDir: config.storage.dataDir });
-  const redis = connectRedis(config.redis.url, 'quarry-api');
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis connection error'));
+  const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   const app = buildApp({ config, storage, redis, queues, log });
   const server = app.listen(config.http.port, config.http.host, () => {

@@ -16,7 +16,7 @@ async function main() {
   }));
   const log = createLogger(config.log.level, 'worker');
   const storage = createStorage({ dataDir: config.storage.dataDir });
-  const redis = connectRedis(config.redis.url, 'quarry-worker');
+  const redis = connectRedis(config.redis.url, 'quarry-worker', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   const embedder = await createEmbedder(config.embeddings);
   const ctx = { storage, embedder, queues, log };
@@ -37,6 +37,7 @@ async function main() {
     connection: redis,
     prefix: config.redis.prefix,
     concurrency: config.pipeline.concurrency,
+    lockMs: config.pipeline.lockMs,
   });
   log.info({ queues: config.pipeline.queues, concurrency: config.pipeline.concurrency, embedder: embedder.id }, 'workers started');
 

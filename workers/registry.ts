@@ -19,6 +19,8 @@ export interface WorkerOptions {
   connection: Redis;
   prefix: string;
   concurrency: number;
+  /** A crashed worker's job goes back to the queue this long after the crash at most. */
+  lockMs: number;
 }
 
 /**
@@ -51,8 +53,8 @@ export function startWorkers(queues: PipelineQueueName[], ctx: WorkerContext, o:
         prefix: o.prefix,
         concurrency: o.concurrency,
         // A killed worker's job returns to the queue after the lock lapses; allow several such crashes.
-        lockDuration: 30_000,
-        stalledInterval: 15_000,
+        lockDuration: o.lockMs,
+        stalledInterval: Math.max(1000, Math.floor(o.lockMs / 2)),
         maxStalledCount: 5,
       },
     );

@@ -69,7 +69,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let workers: Worker[] = [];
   if (options.workers !== false) {
-    workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log }, { connection: redis, prefix, concurrency: 2 });
+    workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log }, { connection: redis, prefix, concurrency: 2, lockMs: config.pipeline.lockMs });
   }
 
   return {
