@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { createPipelineQueues, closeQueues } from '../shared/jobs/pipeline-queues.js';
-import { createEmbedder } from '../shared/llm/create-embedder.js';
+import { createBatchingEmbedder, createEmbedder } from '../shared/llm/create-embedder.js';
 import { createLogger } from '../shared/logging/create-logger.js';
 import { envWithFlags, onShutdown } from '../shared/process/cli-overrides.js';
 import { connectRedis } from '../shared/redis/connect-redis.js';
@@ -18,7 +18,8 @@ async function main() {
   const storage = createStorage({ dataDir: config.storage.dataDir });
   const redis = connectRedis(config.redis.url, 'quarry-worker', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
-  const embedder = await createEmbedder(config.embeddings);
+  // Concurrent jobs of this process share provider calls: fewer, fuller requests to an HTTP provider.
+  const embedder = createBatchingEmbedder(await createEmbedder(config.embeddings), { maxBatch: 256 });
   const ctx = { storage, embedder, queues, log };
 
   const reconciler = new Reconciler(storage, queues, redis, log, {

@@ -55,14 +55,14 @@ export async function deleteKeys(redis: Redis, prefix: string) {
   } while (cursor !== '0');
 }
 
-export async function startTestService(options: { workers?: boolean; env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startTestService(options: { workers?: boolean; env?: Record<string, string>; embedder?: Embedder } = {}): Promise<TestService> {
   const { dataDir, prefix, env } = testEnv(options.env);
   const config = loadConfig(env);
   const log = createLogger('silent', 'test');
   const storage = createStorage({ dataDir });
   const redis = connectRedis(config.redis.url, 'quarry-test');
   const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });
-  const embedder = await createEmbedder(config.embeddings);
+  const embedder = options.embedder ?? (await createEmbedder(config.embeddings));
   const app = buildApp({ config, storage, redis, queues, log });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
