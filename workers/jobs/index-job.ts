@@ -6,6 +6,9 @@ export async function indexJob(p: IndexPayload, ctx: WorkerContext) {
   const index = ctx.storage.indexes.getById(p.indexId);
   if (!index) return { published: 0, removed: 0, stale: p.docs.length };
   if (index.embedder === null) ctx.storage.indexes.setEmbedder(index.id, p.model);
+  // Embedded before the index moved to another model: the documents stay pending and the
+  // reconciler sends them through the pipeline again.
+  else if (index.embedder !== p.model) return { published: 0, removed: 0, stale: p.docs.length };
   const items = p.docs.map((d) => ({
     uid: d.uid,
     version: d.version,
