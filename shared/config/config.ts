@@ -101,24 +101,26 @@ export type Config = Readonly<ReturnType<typeof buildConfig>>;
 
 export class ConfigError extends Error {}
 
-const checkedSchema = envSchema.superRefine((e, ctx) => {
-  const need = (name: keyof typeof e, why: string) => {
-    if (!e[name]) ctx.addIssue({ code: 'custom', path: [name], message: `is required ${why}` });
+/** Rules between variables, checked on the raw values so they are reported beside type errors. */
+function crossChecks(e: Record<string, string | undefined>): string[] {
+  const problems: string[] = [];
+  const need = (name: string, why: string) => {
+    if (!e[name]) problems.push(`  ${name}: is required ${why}`);
   };
   if (e.QUARRY_EMBEDDER === 'openai') {
     need('QUARRY_EMBEDDINGS_URL', 'when QUARRY_EMBEDDER=openai (e.g. http://127.0.0.1:11434/v1)');
     need('QUARRY_EMBEDDINGS_MODEL', 'when QUARRY_EMBEDDER=openai');
   }
   if (e.QUARRY_EMBEDDER === 'onnx') need('QUARRY_EMBEDDINGS_MODEL_PATH', 'when QUARRY_EMBEDDER=onnx');
-});
+  return problems;
+}
 
 /** Parses the environment; throws a ConfigError listing every invalid variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = checkedSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  const parsed = envSchema.safeParse(cleaned);
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.') || '(environment)'}: ${i.message}`);
+  lines.push(...crossChecks(cleaned));
+  if (!parsed.success || lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return Object.freeze(buildConfig(parsed.data));
 }

@@ -6,11 +6,11 @@ import type { AddressInfo } from 'node:net';
  * deterministic 8-dimensional vectors from character codes, a request counter, and a switch to fail.
  */
 export async function startStubEmbeddings() {
-  const state = { requests: 0, texts: 0, failWith: 0, byModel: {} as Record<string, number> };
+  const state = { requests: 0, texts: 0, failWith: 0, delayMs: 0, byModel: {} as Record<string, number> };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
-    req.on('end', () => {
+    req.on('end', () => setTimeout(() => {
       state.requests++;
       if (state.failWith) {
         res.writeHead(state.failWith, { 'content-type': 'application/json' }).end('{"error":{"message":"model not found"}}');
@@ -25,7 +25,7 @@ export async function startStubEmbeddings() {
         return { index, embedding: v.map((x) => x + 1) };
       });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
-    });
+    }, state.delayMs));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {

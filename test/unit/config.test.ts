@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../shared/config/config.js';
+
+describe('configuration from the environment', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    expect(c.http.port).toBe(8080);
+    expect(c.redis.prefix).toBe('quarry');
+    expect(c.http.maxBodyBytes).toBe(20 * 1024 * 1024);
+    expect(c.pipeline.queues).toEqual(['section', 'embed', 'index']);
+    expect(c.embeddings).toEqual({ provider: 'glove' });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reports every invalid variable at once, by name', () => {
+    let message = '';
+    try {
+      loadConfig({ PORT: 'eighty', QUARRY_WORKER_QUEUES: 'section,bogus', QUARRY_EMBEDDER: 'openai', QUARRY_MASTER_KEY: 'short' });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/PORT:/);
+    expect(message).toMatch(/QUARRY_WORKER_QUEUES/);
+    expect(message).toMatch(/QUARRY_EMBEDDINGS_URL: is required when QUARRY_EMBEDDER=openai/);
+    expect(message).toMatch(/QUARRY_MASTER_KEY: must be at least 16 characters/);
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ REDIS_URL: '', PORT: '' }).http.port).toBe(8080);
+  });
+});
