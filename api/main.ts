@@ -2,7 +2,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import { createLogger } from '../shared/logging/create-logger.js';
-import { onShutdown } from '../shared/process/cli-overrides.js';
+import { onShutdown, runMain } from '../shared/process/process-lifecycle.js';
 import { connectRedis } from '../shared/redis/connect-redis.js';
 import { createStorage } from '../shared/storage/create-storage.js';
 
@@ -26,7 +26,4 @@ async function main() {
   }, log);
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  process.exit(1);
-});
+runMain(main, (e) => e instanceof ConfigError);

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { createPipelineQueues, closeQueues } from '../shared/jobs/pipeline-queues.js';
 import { createBatchingEmbedder, createEmbedder } from '../shared/llm/create-embedder.js';
 import { createLogger } from '../shared/logging/create-logger.js';
-import { envWithFlags, onShutdown } from '../shared/process/cli-overrides.js';
+import { envWithFlags, onShutdown, runMain } from '../shared/process/process-lifecycle.js';
 import { connectRedis } from '../shared/redis/connect-redis.js';
 import { createStorage } from '../shared/storage/create-storage.js';
 import { Reconciler } from './reconciler.js';
@@ -52,7 +52,4 @@ async function main() {
   }, log);
 }
 
-main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
-  process.exit(1);
-});
+runMain(main, (e) => e instanceof ConfigError);

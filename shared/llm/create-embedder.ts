@@ -1,6 +1,6 @@
 import { createGloveEmbedder } from './adapters/glove-embedder.js';
 import { createOnnxEmbedder } from './adapters/onnx-embedder.js';
-import { createOpenAiEmbedder } from './adapters/openai-embedder.js';
+import { createOpenAiEmbedder, type OpenAiEmbedderOptions } from './adapters/openai-embedder.js';
 import { type Embedder, EmbedderError } from './ports/embedder.js';
 
 export type { Embedder } from './ports/embedder.js';
@@ -14,16 +14,7 @@ export { createBatchingEmbedder, type BatchingOptions } from './embed-batcher.js
  */
 export type EmbedderConfig =
   | { provider: 'glove' }
-  | {
-      provider: 'openai';
-      baseUrl: string;
-      apiKey?: string;
-      model: string;
-      dimensions?: number;
-      maxBatch?: number;
-      timeoutMs?: number;
-      maxRetries?: number;
-    }
+  | ({ provider: 'openai' } & OpenAiEmbedderOptions)
   | { provider: 'onnx'; modelPath: string; dimensions?: number };
 
 /**

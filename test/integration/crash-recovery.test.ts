@@ -39,6 +39,16 @@ function checkExactlyOnce(svc: TestService, expectedUids: string[]) {
   }
 }
 
+async function expectAllIndexedOnce(svc: TestService, total: number) {
+  const index = svc.storage.indexes.get('crash')!;
+  const done = await waitFor(() => {
+    const p = svc.storage.documents.progress(index.id);
+    return p.indexed === total && p.pending === 0 ? p : null;
+  }, 90_000, 100);
+  expect(done).toMatchObject({ documents: total, indexed: total, pending: 0, failed: 0 });
+  checkExactlyOnce(svc, Array.from({ length: total }, (_, i) => doc(i).uid));
+}
+
 async function pushRange(svc: TestService, from: number, to: number) {
   const documents = Array.from({ length: to - from }, (_, k) => doc(from + k));
   const r = await svc.call('POST', '/v2/indexes/crash/documents', { documents });
@@ -66,12 +76,7 @@ describe('crashes in the middle of a push', () => {
     await pushes;
     worker = await spawnWorker(workerEnv(svc, svc.config.redis.url));
 
-    const done = await waitFor(() => {
-      const p = svc.storage.documents.progress(index.id);
-      return p.indexed === total && p.pending === 0 ? p : null;
-    }, 90_000, 100);
-    expect(done).toMatchObject({ documents: total, indexed: total, pending: 0, failed: 0 });
-    checkExactlyOnce(svc, Array.from({ length: total }, (_, i) => doc(i).uid));
+    await expectAllIndexedOnce(svc, total);
   });
 
   it('Redis restarted with an empty dataset: nothing that got a 2xx is lost', { timeout: 120_000 }, async () => {
@@ -98,12 +103,6 @@ describe('crashes in the middle of a push', () => {
     redis = await startRedis({ binary, dir: join(dir, 'b'), port }); // a new, empty dataset
     await pushRange(svc, 1000, total);
 
-    const index = svc.storage.indexes.get('crash')!;
-    const done = await waitFor(() => {
-      const p = svc.storage.documents.progress(index.id);
-      return p.indexed === total && p.pending === 0 ? p : null;
-    }, 90_000, 100);
-    expect(done).toMatchObject({ documents: total, indexed: total, pending: 0, failed: 0 });
-    checkExactlyOnce(svc, Array.from({ length: total }, (_, i) => doc(i).uid));
+    await expectAllIndexedOnce(svc, total);
   });
 });

@@ -34,3 +34,11 @@ export function onShutdown(stop: () => Promise<void>, log: { info: (o: object, m
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
 }
+
+/** Runs a process entry point; a configuration error prints its list of problems, anything else its stack. */
+export function runMain(main: () => Promise<void>, isConfigError: (e: unknown) => boolean): void {
+  main().catch((err) => {
+    console.error(isConfigError(err) ? (err as Error).message : err);
+    process.exit(1);
+  });
+}
