@@ -11,6 +11,7 @@ import type { Config } from '../shared/config/config.js';
 import { PIPELINE_QUEUES } from '../shared/jobs/pipeline-jobs.js';
 import type { PipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
+import { Authenticator } from '../shared/auth/api-keys.js';
 import { newJobId } from '../shared/jobs/job-id.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey } from './middleware/auth.js';
@@ -40,9 +41,10 @@ export function buildApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
+  const auth = new Authenticator(storage.keys, config.auth.masterKey);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const writer = new DocumentWriter(storage.documents, queues, log, { batchSize: config.pipeline.batchSize });
+  const writer = new DocumentWriter((w) => storage.commitWrites(w), queues, log, { batchSize: config.pipeline.batchSize });
   const push = new PushService(storage, writer);
   const indexes = new IndexService(storage, async (index) => {
     const batches = storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
@@ -72,7 +74,7 @@ export function buildApp(deps: AppDeps): Express {
     const board = new ExpressAdapter();
     board.setBasePath('/admin/queues');
     createBullBoard({ queues: PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), serverAdapter: board });
-    app.use('/admin/queues', requireKey(storage.keys, config.auth.masterKey, true), (req, res, next) => {
+    app.use('/admin/queues', requireKey(auth, true), (req, res, next) => {
       if (!req.principal?.permissions.has('admin')) {
         res.set('WWW-Authenticate', 'Basic realm="quarry"');
         next(Object.assign(new Error('forbidden'), { status: 401 }));
@@ -82,11 +84,11 @@ export function buildApp(deps: AppDeps): Express {
     }, board.getRouter());
   }
 
-  const keyed = requireKey(storage.keys, config.auth.masterKey);
+  const keyed = requireKey(auth);
   app.use(['/v2', '/v1/content', '/v1/admin'], keyed);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
   app.use(contentIndexesRouter(indexes));
-  app.use(adminRouter(storage, indexes));
+  app.use(adminRouter(storage, indexes, auth));
   app.use(notFound);
   app.use(errorHandler);
   return app;

@@ -10,7 +10,7 @@ import { createStorage } from '../shared/storage/create-storage.js';
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.log.level, 'api');
-  const storage = createStorage({ dataDir: config.storage.dataDir });
+  const storage = createStorage({ ...config.storage, commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   const app = buildApp({ config, storage, redis, queues, log });
@@ -22,7 +22,7 @@ async function main() {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await closeQueues(queues);
     redis.disconnect();
-    storage.close();
+    await storage.close();
   }, log);
 }
 

@@ -40,5 +40,5 @@ try {
   console.error((err as Error).message);
   process.exitCode = 1;
 } finally {
-  storage.close();
+  await storage.close();
 }

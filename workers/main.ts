@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { createPipelineQueues, closeQueues } from '../shared/jobs/pipeline-queues.js';
 import { createBatchingEmbedder, createEmbedder } from '../shared/llm/create-embedder.js';
@@ -15,7 +16,9 @@ async function main() {
     concurrency: 'QUARRY_WORKER_CONCURRENCY',
   }));
   const log = createLogger(config.log.level, 'worker');
-  const storage = createStorage({ dataDir: config.storage.dataDir });
+  // Indexing can wait a little; accepting writes should not: under contention the API gets the CPU first.
+  setPriority(config.pipeline.nice);
+  const storage = createStorage(config.storage);
   const redis = connectRedis(config.redis.url, 'quarry-worker', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   // Concurrent jobs of this process share provider calls: fewer, fuller requests to an HTTP provider.
@@ -48,7 +51,7 @@ async function main() {
     await closeQueues(queues);
     await embedder.close?.();
     redis.disconnect();
-    storage.close();
+    await storage.close();
   }, log);
 }
 

@@ -1,8 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { allows, authenticate, type Principal } from '../../shared/auth/api-keys.js';
+import { allows, type Authenticator, type Principal } from '../../shared/auth/api-keys.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Permission } from '../../shared/storage/ports/key-store.js';
-import type { KeyStore } from '../../shared/storage/ports/key-store.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -19,9 +18,9 @@ function secretOf(req: Request): string | undefined {
   return undefined;
 }
 
-export function requireKey(keys: KeyStore, masterKey: string | null, challenge = false) {
+export function requireKey(auth: Authenticator, challenge = false) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const principal = authenticate(keys, masterKey, secretOf(req));
+    const principal = auth.authenticate(secretOf(req));
     if (!principal) {
       if (challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
       throw new AppError('invalid_api_key', 'Invalid API key');

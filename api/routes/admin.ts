@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { createApiKey } from '../../shared/auth/api-keys.js';
+import { createApiKey, type Authenticator } from '../../shared/auth/api-keys.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -11,7 +11,7 @@ import type { IndexService } from '../services/index-service.js';
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Admin API: keys and indexes. Needs the master key or a key with the `admin` permission. */
-export function adminRouter(storage: Storage, indexes: IndexService): Router {
+export function adminRouter(storage: Storage, indexes: IndexService, auth: Authenticator): Router {
   const r = Router();
   r.use('/v1/admin', requirePermission('admin'));
 
@@ -30,6 +30,7 @@ export function adminRouter(storage: Storage, indexes: IndexService): Router {
   });
 
   r.delete('/v1/admin/keys/:id', (req, res) => {
+    auth.forget();
     if (!storage.keys.revoke(req.params.id)) throw new AppError('not_found', `API key '${req.params.id}' does not exist or is already revoked`);
     res.status(204).end();
   });

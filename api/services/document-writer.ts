@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { newJobId } from '../../shared/jobs/job-id.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
-import type { DocumentRef, DocumentStore, DocumentWrite, WriteOutcome } from '../../shared/storage/ports/document-store.js';
+import type { DocumentRef, DocumentWrite, WriteOutcome } from '../../shared/storage/ports/document-store.js';
 
 export interface DocumentWriterOptions {
   /** Documents per pipeline job. */
@@ -19,16 +19,17 @@ interface Pending {
 }
 
 /**
- * Group commit: writes arriving in the same turn of the event loop share one durable transaction
- * (one fsync) and their pipeline jobs share one Redis round trip. A write is acknowledged only after
- * its commit; if Redis is down the document stays pending in the store and the reconciler enqueues it.
+ * Group commit: the writes that arrive while the previous commit is running share the next durable
+ * transaction (one fsync) and their pipeline jobs share one Redis round trip. A write is acknowledged
+ * only after its commit; if Redis is down the document stays pending and the reconciler enqueues it.
  */
 export class DocumentWriter {
   private queue: Pending[] = [];
   private scheduled = false;
+  private committing = false;
 
   constructor(
-    private readonly store: DocumentStore,
+    private readonly commit: (writes: DocumentWrite[]) => Promise<WriteOutcome[]>,
     private readonly queues: PipelineQueues,
     private readonly log: Logger,
     private readonly options: DocumentWriterOptions,
@@ -37,11 +38,14 @@ export class DocumentWriter {
   write(write: Omit<DocumentWrite, 'job'>): Promise<WriteOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
+      this.schedule();
     });
+  }
+
+  private schedule() {
+    if (this.scheduled || this.committing || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
   }
 
   writeMany(writes: Omit<DocumentWrite, 'job'>[]): Promise<WriteOutcome[]> {
@@ -49,9 +53,9 @@ export class DocumentWriter {
   }
 
   private async flush(): Promise<void> {
+    this.scheduled = false;
+    this.committing = true;
     const batch = this.queue.splice(0, this.options.maxFlush ?? 2000);
-    this.scheduled = this.queue.length > 0;
-    if (this.scheduled) setImmediate(() => void this.flush());
 
     const jobs = new Map<string, { indexId: number; refs: Map<string, DocumentRef> }>();
     const perIndexCount = new Map<number, number>();
@@ -67,10 +71,13 @@ export class DocumentWriter {
 
     let outcomes: WriteOutcome[];
     try {
-      outcomes = this.store.applyWrites(writes);
+      outcomes = await this.commit(writes);
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;
+    } finally {
+      this.committing = false;
+      this.schedule();
     }
     outcomes.forEach((o, i) => {
       if (o.version === null) return;

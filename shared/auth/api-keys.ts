@@ -32,13 +32,37 @@ export interface Principal {
 
 const MASTER: Omit<Principal, 'keyId'> = { permissions: new Set<Permission>(['read', 'write', 'admin']), indexes: null };
 
-export function authenticate(store: KeyStore, masterKey: string | null, secret: string | undefined): Principal | null {
-  if (!secret) return null;
-  const hash = hashKey(secret);
-  if (masterKey && timingSafeEqual(Buffer.from(hash), Buffer.from(hashKey(masterKey)))) return { keyId: 'master', ...MASTER };
-  const rec: ApiKeyRecord | null = store.findByHash(hash);
-  if (!rec) return null;
-  return { keyId: rec.id, permissions: new Set(rec.permissions), indexes: rec.indexes ? new Set(rec.indexes) : null };
+/**
+ * Resolves secrets to principals, remembering answers for a few seconds: every push request is
+ * authenticated, keys change rarely. A revocation in this process clears the memory at once;
+ * other API processes honour it within CACHE_MS.
+ */
+export class Authenticator {
+  private static readonly CACHE_MS = 5000;
+  private readonly cache = new Map<string, { principal: Principal | null; at: number }>();
+  private readonly masterHash: Buffer | null;
+
+  constructor(private readonly store: KeyStore, masterKey: string | null) {
+    this.masterHash = masterKey ? Buffer.from(hashKey(masterKey)) : null;
+  }
+
+  authenticate(secret: string | undefined): Principal | null {
+    if (!secret) return null;
+    const hash = hashKey(secret);
+    if (this.masterHash && timingSafeEqual(Buffer.from(hash), this.masterHash)) return { keyId: 'master', ...MASTER };
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && now - hit.at < Authenticator.CACHE_MS) return hit.principal;
+    const rec: ApiKeyRecord | null = this.store.findByHash(hash);
+    const principal = rec ? { keyId: rec.id, permissions: new Set(rec.permissions), indexes: rec.indexes ? new Set(rec.indexes) : null } : null;
+    // Unknown secrets are not remembered, so a flood of random keys cannot grow the map.
+    if (principal) this.cache.set(hash, { principal, at: now });
+    return principal;
+  }
+
+  forget(): void {
+    this.cache.clear();
+  }
 }
 
 export function allows(p: Principal, permission: Permission, indexUid?: string): boolean {

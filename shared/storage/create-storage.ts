@@ -1,7 +1,8 @@
-import type { DocumentStore } from './ports/document-store.js';
+import type { DocumentStore, DocumentWrite, WriteOutcome } from './ports/document-store.js';
 import type { IndexRegistry } from './ports/index-registry.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { SearchIndex } from './ports/search-index.js';
+import { CommitThread } from './sqlite/commit-thread.js';
 import { openDatabase } from './sqlite/open-database.js';
 import { SqliteDocumentStore } from './sqlite/sqlite-document-store.js';
 import { SqliteIndexRegistry } from './sqlite/sqlite-index-registry.js';
@@ -13,22 +14,38 @@ export interface Storage {
   documents: DocumentStore;
   search: SearchIndex;
   keys: KeyStore;
+  /** documents.applyWrites, off the event loop where the adapter can do that. */
+  commitWrites(writes: DocumentWrite[]): Promise<WriteOutcome[]>;
   /** Cheap liveness probe for /readyz. */
   ping(): void;
-  close(): void;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  dataDir: string;
+  synchronous?: 'full' | 'normal';
+  /** Commit document writes on a thread of their own (the API does; workers and scripts need not). */
+  commitThread?: boolean;
 }
 
 /** The embedded mode: everything in one SQLite file in the data folder. */
-export function createStorage(options: { dataDir: string }): Storage {
-  const db = openDatabase(options.dataDir);
+export function createStorage(options: StorageOptions): Storage {
+  const synchronous = options.synchronous ?? 'full';
+  const db = openDatabase(options.dataDir, { synchronous });
   const search = new SqliteSearchIndex(db);
   const indexes = new SqliteIndexRegistry(db, (id) => search.ensureIndex(id));
+  const documents = new SqliteDocumentStore(db);
+  const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous) : null;
   return {
     indexes,
-    documents: new SqliteDocumentStore(db),
+    documents,
     search,
     keys: new SqliteKeyStore(db),
+    commitWrites: thread ? (w) => thread.commit(w) : async (w) => documents.applyWrites(w),
     ping: () => void db.prepare('SELECT 1').get(),
-    close: () => db.close(),
+    close: async () => {
+      await thread?.close();
+      db.close();
+    },
   };
 }

@@ -59,7 +59,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   const { dataDir, prefix, env } = testEnv(options.env);
   const config = loadConfig(env);
   const log = createLogger('silent', 'test');
-  const storage = createStorage({ dataDir });
+  const storage = createStorage({ dataDir, commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-test');
   const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });
   const embedder = options.embedder ?? (await createEmbedder(config.embeddings));
@@ -96,7 +96,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       await closeQueues(queues);
       await deleteKeys(redis, prefix);
       redis.disconnect();
-      storage.close();
+      await storage.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -9,14 +9,15 @@ export type Db = Database.Database;
  * One SQLite file shared by the API and worker processes of a machine. WAL lets readers run
  * beside the single writer; synchronous=FULL makes a commit survive power loss as well as kill -9,
  * which is what a 204 promises. Writers batch their commits, so the fsync cost is shared.
+ * `normal` (an operator's choice) still survives any process crash, but not a power cut.
  */
-export function openDatabase(dataDir: string, options: { readonly?: boolean } = {}): Db {
+export function openDatabase(dataDir: string, options: { readonly?: boolean; synchronous?: 'full' | 'normal' } = {}): Db {
   mkdirSync(dataDir, { recursive: true });
   const db = new Database(join(dataDir, 'quarry.db'), { readonly: options.readonly ?? false });
   db.pragma('busy_timeout = 10000');
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     migrate(db);
   }
   db.pragma('foreign_keys = ON');

@@ -22,8 +22,15 @@ const toRecord = (r: Row): IndexRecord => ({
   updatedAt: r.updated_at,
 });
 
+/**
+ * Definitions are read on every request but change rarely: a short-lived cache saves the query and
+ * JSON parse. Changes made by this process are seen at once, another process's within CACHE_MS.
+ */
+const CACHE_MS = 1000;
+
 export class SqliteIndexRegistry implements IndexRegistry {
   private readonly q;
+  private readonly cache = new Map<string, { index: IndexRecord | null; at: number }>();
 
   constructor(private readonly db: Db, private readonly onCreate: (id: number) => void) {
     this.q = {
@@ -39,6 +46,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
   }
 
   upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>) {
+    this.cache.clear();
     return immediate(this.db, () => {
       const now = Date.now();
       const existing = this.q.byUid.get(uid);
@@ -53,8 +61,14 @@ export class SqliteIndexRegistry implements IndexRegistry {
   }
 
   get(uid: string) {
+    const hit = this.cache.get(uid);
+    const now = Date.now();
+    if (hit && now - hit.at < CACHE_MS) return hit.index;
     const r = this.q.byUid.get(uid);
-    return r ? toRecord(r) : null;
+    const index = r ? toRecord(r) : null;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(uid, { index, at: now });
+    return index;
   }
 
   getById(id: number) {
@@ -67,6 +81,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
   }
 
   setEmbedder(id: number, embedder: string) {
+    this.cache.clear();
     this.q.embedder.run(embedder, id);
   }
 }
