@@ -1,0 +1,124 @@
+/**
+ * `npm run bench:push`: how fast Quarry accepts and indexes pushed documents, on a private stack
+ * (Redis, API, one worker) started and removed here. Prints a table; writes bench-results/push.json.
+ *
+ *   --concurrency 32   --duration 10   --warmup 2        step 3 (closed loop of single PUTs)
+ *   --batch-size 500   --batch-parallel 3                step 4 (all of SciFact via batch upsert)
+ *   --rate 200         --paced-seconds 15                step 5 (paced PUTs, 204 -> searchable)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadSciFact } from './bench/corpus.js';
+import { DbProbe } from './bench/db-probe.js';
+import { makeTarget, send } from './bench/http-load.js';
+import { Cleanup, cpuMeter, startStack } from './bench/processes.js';
+import { createPushIndex, waitDrained } from './bench/quarry-client.js';
+import { resultsTable } from './bench/report.js';
+import { acceptedUpserts, batchIndexing, pacedLatency, type Ctx, type Settings } from './bench/steps.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const say = (m: string) => console.error(`[bench] ${m}`);
+
+function settingsFromArgs(): Settings {
+  const { values } = parseArgs({
+    options: Object.fromEntries(
+      ['concurrency', 'duration', 'warmup', 'rate', 'paced-seconds', 'batch-size', 'batch-parallel'].map((k) => [k, { type: 'string' as const }]),
+    ),
+    strict: true,
+  });
+  const num = (k: string, d: number, min: number) => {
+    const v = values[k] === undefined ? d : Number(values[k]);
+    if (!Number.isFinite(v) || v < min) throw new Error(`--${k} must be a number >= ${min}`);
+    return v;
+  };
+  return {
+    concurrency: num('concurrency', 32, 1),
+    durationS: num('duration', 10, 1),
+    warmupS: num('warmup', 2, 0),
+    rate: num('rate', 200, 1),
+    pacedSeconds: num('paced-seconds', 15, 1),
+    batchSize: num('batch-size', 500, 1),
+    batchParallel: num('batch-parallel', 3, 1),
+  };
+}
+
+/** The worker is ready once a document pushed to a scratch index comes out indexed. */
+async function waitWorkerReady(ctx: Pick<Ctx, 'api' | 'stack' | 'probe'>) {
+  await createPushIndex(ctx.api, 'bench-ready');
+  const r = await send(ctx.api, 'PUT', '/v2/indexes/bench-ready/documents/ready', JSON.stringify({ title: 'ready', content: '<p>ready</p>' }));
+  if (r.status !== 204) throw new Error(`readiness PUT -> ${r.status}: ${r.body}`);
+  await waitDrained(ctx.api, ctx.probe, 'bench-ready', { expectDocuments: 1, assertAlive: ctx.stack.assertAlive, pollMs: 100 });
+}
+
+async function main() {
+  const settings = settingsFromArgs();
+  const cleanup = new Cleanup();
+  let interrupted = false;
+  const onSignal = (sig: string) => {
+    if (interrupted) process.exit(1);
+    interrupted = true;
+    say(`${sig}: cleaning up`);
+    void cleanup.run().then(() => process.exit(130));
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+  let stack: Ctx['stack'] | undefined;
+  try {
+    const corpus = loadSciFact(root);
+    const loadAvg = os.loadavg();
+    const idle = cpuMeter({});
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleCpu = idle();
+    if (idleCpu.others > 25) say(`warning: the machine is already busy (${idleCpu.others}% of one core used by other processes); figures will be noisy`);
+    say(`${corpus.length} SciFact documents; starting redis, API and worker`);
+    stack = await startStack(root, cleanup);
+    const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, Math.max(settings.concurrency, 64));
+    cleanup.add('close client sockets', () => api.agent.destroy());
+    const probe = new DbProbe(stack.dataDir);
+    cleanup.add('close database', () => probe.close());
+    const ctx: Ctx = { root, stack, api, corpus, settings, cleanup, probe };
+    await waitWorkerReady(ctx);
+
+    say(`steps 2-3: bare Express, then Quarry, ${settings.concurrency} connections x ${settings.durationS} s (after ${settings.warmupS} s warm-up each)`);
+    const accept = await acceptedUpserts(ctx);
+    say(`step 4: ${corpus.length} documents in batches of ${settings.batchSize}, ${settings.batchParallel} in parallel`);
+    const batch = await batchIndexing(ctx);
+    say(`step 5: ${settings.rate} docs/s for ${settings.pacedSeconds} s`);
+    const paced = await pacedLatency(ctx);
+
+    const results = { accept, batch, paced };
+    console.log(`\n${resultsTable(results, idleCpu)}\n`);
+    const logLines = { api: stack.api.lines, worker: stack.worker.lines };
+    for (const [name, lines] of Object.entries(logLines)) {
+      if (lines.length) say(`${name} printed ${lines.length} line(s) at warn or above; first: ${lines[0].slice(0, 300)}`);
+    }
+    const out = {
+      timestamp: new Date().toISOString(),
+      machine: {
+        cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`,
+        totalMemMB: Math.round(os.totalmem() / 2 ** 20), loadAvgAtStart: loadAvg.map((v) => Number(v.toFixed(2))), cpuBeforeStartPct: idleCpu,
+      },
+      settings: { ...settings, embedder: 'default (glove)', workerProcesses: 1, loadGenerator: 'node:http keep-alive (in the bench process)' },
+      results,
+      processOutput: Object.fromEntries(Object.entries(logLines).map(([k, v]) => [k, v.slice(0, 50)])),
+    };
+    mkdirSync(join(root, 'bench-results'), { recursive: true });
+    writeFileSync(join(root, 'bench-results', 'push.json'), `${JSON.stringify(out, null, 2)}\n`);
+    say('wrote bench-results/push.json');
+  } catch (err) {
+    process.exitCode = 1;
+    if (interrupted) return; // the processes were stopped under the running step; its error says nothing
+    console.error(`[bench] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    if (stack) {
+      for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
+    }
+  } finally {
+    await cleanup.run();
+  }
+}
+
+await main();

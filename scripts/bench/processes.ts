@@ -1,0 +1,199 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+// @ts-expect-error plain-JS launcher shared with `npm start`
+import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
+
+const freePort = freePortJs as () => Promise<number>;
+const startRedis = startRedisJs as (o: { binary: string; dir: string; port: number }) => Promise<ChildProcess>;
+
+/** Everything the bench started, undone in reverse order: at the end, on error, on Ctrl-C. */
+export class Cleanup {
+  private readonly steps: { what: string; fn: () => unknown }[] = [];
+  private running: Promise<void> | null = null;
+  add(what: string, fn: () => unknown) {
+    this.steps.push({ what, fn });
+  }
+  /** Runs every step once, last added first; a second caller waits for the same run. */
+  run(): Promise<void> {
+    this.running ??= this.runSteps();
+    return this.running;
+  }
+  private async runSteps() {
+    while (this.steps.length) {
+      const { what, fn } = this.steps.pop()!;
+      try {
+        await fn();
+      } catch (err) {
+        console.error(`[bench] cleanup "${what}" failed: ${(err as Error).message}`);
+      }
+    }
+  }
+}
+
+/** Stops a child: SIGTERM, then SIGKILL after `graceMs`. Resolves once it has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface NodeChild {
+  name: string;
+  proc: ChildProcess;
+  pid: number;
+  /** Output lines (stdout+stderr) the child printed: pino JSON at warn and above, or crash text. */
+  lines: string[];
+  /** Set when the child exited before we asked it to. */
+  unexpectedExit: string | null;
+  stop(): Promise<void>;
+}
+
+function spawnNode(name: string, script: string, cwd: string, env: NodeJS.ProcessEnv): NodeChild {
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: NodeChild = {
+    name, proc, pid: proc.pid!, lines: [], unexpectedExit: null,
+    stop: async () => {
+      stopping = true;
+      await stopChild(proc);
+    },
+  };
+  let stopping = false;
+  for (const stream of [proc.stdout!, proc.stderr!]) {
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (d: string) => {
+      const parts = (rest + d).split('\n');
+      rest = parts.pop()!;
+      for (const l of parts) if (l.trim() && child.lines.length < 2000) child.lines.push(l);
+    });
+  }
+  proc.on('exit', (code, signal) => {
+    if (!stopping) child.unexpectedExit = `${name} exited unexpectedly (${signal ?? `code ${code}`})`;
+  });
+  return child;
+}
+
+/** Waits for GET /healthz to answer 200, failing early if the child died. */
+export async function waitHealthy(baseUrl: string, child: NodeChild, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (child.unexpectedExit) throw new Error(`${child.unexpectedExit}\n${child.lines.slice(-20).join('\n')}`);
+    try {
+      const r = await fetch(`${baseUrl}/healthz`);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${child.name} did not answer ${baseUrl}/healthz within ${timeoutMs} ms\n${child.lines.slice(-20).join('\n')}`);
+}
+
+export interface Stack {
+  baseUrl: string;
+  masterKey: string;
+  dataDir: string;
+  api: NodeChild;
+  worker: NodeChild;
+  redisPid: number;
+  /** Throws if the API or worker died. */
+  assertAlive(): void;
+}
+
+/** A private Redis, the API and one worker, all on fresh temp folders. */
+export async function startStack(root: string, cleanup: Cleanup): Promise<Stack> {
+  const tmp = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
+  cleanup.add('remove temp dir', () => rmSync(tmp, { recursive: true, force: true }));
+  const binary = findRedisServer() as string | null;
+  if (!binary) throw new Error(REDIS_HELP as string);
+  const redisPort = await freePort();
+  const redis = await startRedis({ binary, dir: join(tmp, 'redis'), port: redisPort });
+  cleanup.add('stop redis', () => stopChild(redis, 5000));
+
+  const dataDir = join(tmp, 'data');
+  const masterKey = `qb_${randomBytes(24).toString('base64url')}`;
+  const port = await freePort();
+  // Inherited QUARRY_* settings would make the figures depend on the caller's shell: defaults only.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_')));
+  Object.assign(env, {
+    QUARRY_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    QUARRY_MASTER_KEY: masterKey, QUARRY_LOG_LEVEL: 'warn', QUARRY_REDIS_PREFIX: 'bench',
+  });
+  const api = spawnNode('api', 'api/main.ts', root, env);
+  cleanup.add('stop api', () => api.stop());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitHealthy(baseUrl, api);
+  // After the API has migrated the database, so the two processes don't race on the first open.
+  const worker = spawnNode('worker', 'workers/main.ts', root, env);
+  cleanup.add('stop worker', () => worker.stop());
+  return {
+    baseUrl, masterKey, dataDir, api, worker, redisPid: redis.pid!,
+    assertAlive() {
+      for (const c of [api, worker]) {
+        if (c.unexpectedExit) throw new Error(`${c.unexpectedExit}; last output:\n${c.lines.slice(-20).join('\n')}`);
+      }
+    },
+  };
+}
+
+/** The baseline: a bare Express 5 app with the same body limit, in its own process. */
+export async function startBare(root: string, cleanup: Cleanup): Promise<{ baseUrl: string; child: NodeChild }> {
+  const port = await freePort();
+  const child = spawnNode('bare', 'scripts/bench/bare-server.ts', root, { ...process.env, PORT: String(port) });
+  cleanup.add('stop bare server', () => child.stop());
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitHealthy(baseUrl, child);
+  return { baseUrl, child };
+}
+
+/** CPU time (user+system, all threads) of a process so far, in ms, from /proc; NaN where unavailable. */
+export function cpuTimeMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // CLK_TCK is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Busy and total CPU time of the whole machine so far (all cores), in ms, from /proc/stat. */
+function machineCpuMs(): { busy: number; total: number } {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    const idle = ticks[3] + (ticks[4] ?? 0); // idle + iowait
+    return { busy: ((total - idle) * 1000) / 100, total: (total * 1000) / 100 };
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN };
+  }
+}
+
+/**
+ * CPU use over a stretch of time, in % of one core: the given processes, `bench` (this process: the
+ * load generator), `machine` (everything on the box, up to cores x 100) and `others` (machine minus
+ * ours: load the bench did not cause, e.g. other jobs sharing the machine).
+ */
+export function cpuMeter(children: Record<string, number>) {
+  const pids = { bench: process.pid, ...children };
+  const t0 = performance.now();
+  const m0 = machineCpuMs();
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuTimeMs(pid)]));
+  return () => {
+    const wall = performance.now() - t0;
+    const m1 = machineCpuMs();
+    const pct: Record<string, number> = {};
+    for (const [k, pid] of Object.entries(pids)) pct[k] = Math.round(((cpuTimeMs(pid) - before[k]) / wall) * 100);
+    pct.machine = Math.round(((m1.busy - m0.busy) / wall) * 100);
+    const ours = Object.keys(pids).reduce((sum, k) => sum + pct[k], 0);
+    pct.others = Math.max(0, pct.machine - ours);
+    return pct;
+  };
+}

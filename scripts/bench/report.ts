@@ -1,0 +1,49 @@
+import os from 'node:os';
+import type { acceptedUpserts, batchIndexing, pacedLatency } from './steps.js';
+import { markdownTable } from './stats.js';
+
+export interface Results {
+  accept: Awaited<ReturnType<typeof acceptedUpserts>>;
+  batch: Awaited<ReturnType<typeof batchIndexing>>;
+  paced: Awaited<ReturnType<typeof pacedLatency>>;
+}
+
+const ms = (v: number) => `${v} ms`;
+const cpu = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v}%`).join(', ');
+const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+
+/** The figures as a markdown table: figure | value | target. */
+export function resultsTable({ accept, batch, paced }: Results, idleCpu: Record<string, number>): string {
+  const { bare, quarry } = accept;
+  const rows: string[][] = [
+    ['figure', 'value', 'target'],
+    ['machine CPU before start (% of one core)', `${idleCpu.machine}% of ${os.cpus().length * 100}%`, 'near 0 for clean figures'],
+    ['bare Express PUT: requests/s', String(bare.rps), ''],
+    ['bare Express PUT: p50 / p99', `${ms(bare.latencyMs.p50)} / ${ms(bare.latencyMs.p99)}`, ''],
+    ['bare Express PUT: errors', `${bare.errors} of ${bare.requests}`, ''],
+    ['bare run CPU (% of one core)', cpu(bare.cpuPct), ''],
+    ['Quarry PUT accepted: requests/s', String(quarry.rps), ''],
+    ['Quarry PUT accepted: p50 / p99', `${ms(quarry.latencyMs.p50)} / ${ms(quarry.latencyMs.p99)}`, ''],
+    ['Quarry PUT accepted: errors', `${quarry.errors} of ${quarry.requests}`, '0'],
+    ['Quarry run CPU (% of one core)', cpu(quarry.cpuPct), ''],
+    ['ratio Quarry / bare', String(accept.ratio), `>= 0.33 (${verdict(accept.ratio >= 0.33)})`],
+    ['step 3 backlog drained', `${accept.drain.status.indexed} indexed, ${accept.drain.status.failed} failed, ${accept.drain.secondsAfterLoad} s after the load ended`, ''],
+    ['GET /status on the step 3 index (median / max of 5)', `${accept.statusCall.medianMs} ms / ${accept.statusCall.maxMs} ms for ${accept.statusCall.documents} documents`, ''],
+    [`batch push of ${batch.documents} docs (${batch.batches} batches)`, `${batch.pushSeconds} s (${batch.pushDocsPerSecond} docs/s accepted)`, ''],
+    ['batch: first request -> all indexed', `${batch.indexedSeconds} s`, ''],
+    ['batch: documents indexed per second', String(batch.indexedDocsPerSecond), `>= 1000 (${verdict(batch.indexedDocsPerSecond >= 1000)})`],
+    ['batch: indexed / failed / problems', `${batch.status.indexed} / ${batch.status.failed} / ${batch.batchProblems.length}`, `${batch.documents} / 0 / 0`],
+    ['batch: sections with vectors reused from other indexes', `${batch.sectionsWithReusedVectors.sharedWithOtherIndexes} of ${batch.sectionsWithReusedVectors.sections}`, '0 (cold embedding)'],
+    ['batch run CPU (% of one core)', cpu(batch.cpuPct), ''],
+    ['paced: target / achieved push rate', `${paced.targetRate} / ${paced.achievedRate} docs/s`, ''],
+    ['paced: PUT p50 / p99', `${ms(paced.putLatencyMs.p50)} / ${ms(paced.putLatencyMs.p99)}`, ''],
+    ['paced: accepted / errors / indexed', `${paced.accepted} / ${paced.errors} / ${paced.indexedMatched}`, ''],
+    ['paced: 204 -> searchable p50', ms(paced.toSearchableMs.p50), ''],
+    ['paced: 204 -> searchable p95', ms(paced.toSearchableMs.p95), `< 2000 ms (${verdict(paced.toSearchableMs.p95 < 2000)})`],
+    ['paced: 204 -> searchable p99 / max', `${ms(paced.toSearchableMs.p99)} / ${ms(paced.toSearchableMs.max)}`, ''],
+    ['paced: 204 -> searchable p95 by second of the run', paced.toSearchableBySecond.map((b) => b.p95).join(' '), ''],
+    ['paced: FTS sample found', `${paced.ftsSample.found} of ${paced.ftsSample.checked}`, 'all'],
+    ['paced run CPU (% of one core)', cpu(paced.cpuPct), ''],
+  ];
+  return markdownTable(rows);
+}
