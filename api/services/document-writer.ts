@@ -21,12 +21,13 @@ interface Pending {
 /**
  * Group commit: the writes that arrive while the previous commit is running share the next durable
  * transaction (one fsync) and their pipeline jobs share one Redis round trip. A write is acknowledged
- * only after its commit; if Redis is down the document stays pending and the reconciler enqueues it.
+ * once its commit is durable; if Redis is down the document stays pending and the reconciler enqueues it.
  */
 export class DocumentWriter {
   private queue: Pending[] = [];
   private scheduled = false;
   private committing = false;
+  private enqueued: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly commit: (writes: DocumentWrite[]) => Promise<WriteOutcome[]>,
@@ -88,8 +89,10 @@ export class DocumentWriter {
       jobs.set(job, entry);
     });
 
-    await this.enqueue(jobs);
+    // The commit is the promise a 204 makes; the job is only a trigger (the reconciler re-creates a
+    // lost one), so callers are answered now and enqueues follow in commit order.
     batch.forEach((p, i) => p.resolve(outcomes[i]));
+    this.enqueued = this.enqueued.then(() => this.enqueue(jobs));
   }
 
   private async enqueue(jobs: Map<string, { indexId: number; refs: Map<string, DocumentRef> }>): Promise<void> {

@@ -59,6 +59,11 @@ const MIGRATIONS: string[] = [
   CREATE INDEX sections_doc ON sections (index_id, doc_uid);
   CREATE INDEX sections_hash ON sections (hash);
   `,
+  // Progress counts come from this index alone, without reading the documents' (large) fields.
+  `
+  CREATE INDEX documents_status ON documents (index_id, status);
+  CREATE INDEX documents_deleted ON documents (index_id, status) WHERE fields IS NULL;
+  `,
 ];
 
 export function migrate(db: Db): void {

@@ -35,13 +35,15 @@ export class SqliteDocumentStore implements DocumentStore {
         `UPDATE documents SET status = 'failed', error = ?, job = NULL, updated_at = ?
          WHERE index_id = ? AND uid = ? AND version = ?`,
       ),
-      counts: db.prepare<[number], { status: string; deleted: number; n: number }>(
-        `SELECT status, fields IS NULL AS deleted, count(*) AS n FROM documents WHERE index_id = ?
-         GROUP BY status, fields IS NULL`,
+      counts: db.prepare<[number], { status: string; n: number }>(
+        `SELECT status, count(*) AS n FROM documents WHERE index_id = ? GROUP BY status`,
+      ),
+      deletedCounts: db.prepare<[number], { status: string; n: number }>(
+        `SELECT status, count(*) AS n FROM documents WHERE index_id = ? AND fields IS NULL GROUP BY status`,
       ),
       lastError: db.prepare<[number], { uid: string; error: string; updated_at: number }>(
-        `SELECT uid, error, updated_at FROM documents WHERE index_id = ? AND status = 'failed'
-         ORDER BY updated_at DESC LIMIT 1`,
+        `SELECT uid, error, updated_at FROM documents
+         WHERE index_id = ? AND status = 'failed' AND fields IS NOT NULL ORDER BY updated_at DESC LIMIT 1`,
       ),
       full: db.prepare<[number, string], Row & { error: string | null }>(
         `SELECT uid, fields, hash, version, status, error FROM documents WHERE index_id = ? AND uid = ?`,
@@ -110,16 +112,19 @@ export class SqliteDocumentStore implements DocumentStore {
 
   progress(indexId: number): IndexProgress {
     const p: IndexProgress = { documents: 0, indexed: 0, pending: 0, pending_deletes: 0, failed: 0, last_error: null };
-    for (const { status, deleted, n } of this.q.counts.all(indexId)) {
-      if (deleted) {
-        p.pending_deletes += n;
-        continue;
+    // Two index-only counts (all rows, deletes) instead of one scan that would read every row's fields.
+    const add = (rows: { status: string; n: number }[], sign: number) => {
+      for (const { status, n } of rows) {
+        p.documents += sign * n;
+        if (status === 'indexed') p.indexed += sign * n;
+        else if (status === 'pending') p.pending += sign * n;
+        else p.failed += sign * n;
       }
-      p.documents += n;
-      if (status === 'indexed') p.indexed += n;
-      else if (status === 'pending') p.pending += n;
-      else p.failed += n;
-    }
+    };
+    add(this.q.counts.all(indexId), 1);
+    const deletes = this.q.deletedCounts.all(indexId);
+    add(deletes, -1);
+    p.pending_deletes = deletes.reduce((n, r) => n + r.n, 0);
     const last = this.q.lastError.get(indexId);
     if (last) p.last_error = { uid: last.uid, message: last.error, at: new Date(last.updated_at).toISOString() };
     return p;

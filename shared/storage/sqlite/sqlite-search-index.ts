@@ -2,6 +2,26 @@ import type { KeywordHit, PublishItem, SearchIndex } from '../ports/search-index
 import { immediate, type Db } from './open-database.js';
 
 const ftsTable = (indexId: number) => `fts_${Math.trunc(indexId)}`;
+const MAX_SECTIONS_PER_TRANSACTION = 200;
+
+/** Groups whole documents into chunks of about `max` sections (a bigger document gets a chunk alone). */
+function chunkBySections(items: PublishItem[], max: number): PublishItem[][] {
+  const chunks: PublishItem[][] = [];
+  let current: PublishItem[] = [];
+  let size = 0;
+  for (const item of items) {
+    const n = Math.max(1, item.sections?.length ?? 1);
+    if (current.length && size + n > max) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(item);
+    size += n;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
 
 /**
  * Sections, their FTS5 keyword entries and their vectors live in the same SQLite file as the
@@ -59,32 +79,36 @@ export class SqliteSearchIndex implements SearchIndex {
     const ftsDelete = this.db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`);
     const ftsInsert = this.db.prepare(`INSERT INTO ${fts} (rowid, title, text) VALUES (?, ?, ?)`);
     const result = { published: 0, removed: 0, stale: 0 };
-    const now = Date.now();
-    immediate(this.db, () => {
-      for (const item of items) {
-        const current = this.q.doc.get(indexId, item.uid);
-        if (!current || current.version !== item.version) {
-          result.stale++;
-          continue;
+    // Each document swaps atomically, but a batch is split into short transactions so the API's
+    // commits of new writes never wait long for the single SQLite write lock.
+    for (const chunk of chunkBySections(items, MAX_SECTIONS_PER_TRANSACTION)) {
+      immediate(this.db, () => {
+        const now = Date.now();
+        for (const item of chunk) {
+          const current = this.q.doc.get(indexId, item.uid);
+          if (!current || current.version !== item.version) {
+            result.stale++;
+            continue;
+          }
+          for (const id of this.q.sectionIds.all(indexId, item.uid)) ftsDelete.run(id);
+          this.q.deleteSections.run(indexId, item.uid);
+          if (item.sections === null) {
+            this.q.deleteDoc.run(indexId, item.uid, item.version);
+            result.removed++;
+            continue;
+          }
+          for (const s of item.sections) {
+            const { lastInsertRowid } = this.q.insertSection.run({
+              indexId, uid: item.uid, version: item.version, ord: s.ord, title: s.title, anchor: s.anchor,
+              text: s.text, hash: s.hash, vector: s.vector ? toBlob(s.vector) : null, model: s.vector ? model : null,
+            });
+            ftsInsert.run(lastInsertRowid, s.title, s.text);
+          }
+          this.q.markIndexed.run(now, indexId, item.uid, item.version);
+          result.published++;
         }
-        for (const id of this.q.sectionIds.all(indexId, item.uid)) ftsDelete.run(id);
-        this.q.deleteSections.run(indexId, item.uid);
-        if (item.sections === null) {
-          this.q.deleteDoc.run(indexId, item.uid, item.version);
-          result.removed++;
-          continue;
-        }
-        for (const s of item.sections) {
-          const { lastInsertRowid } = this.q.insertSection.run({
-            indexId, uid: item.uid, version: item.version, ord: s.ord, title: s.title, anchor: s.anchor,
-            text: s.text, hash: s.hash, vector: s.vector ? toBlob(s.vector) : null, model: s.vector ? model : null,
-          });
-          ftsInsert.run(lastInsertRowid, s.title, s.text);
-        }
-        this.q.markIndexed.run(now, indexId, item.uid, item.version);
-        result.published++;
-      }
-    });
+      });
+    }
     return result;
   }
 
