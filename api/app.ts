@@ -4,8 +4,6 @@ import { ExpressAdapter } from '@bull-board/express';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
-import { randomUUID } from 'node:crypto';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../shared/config/config.js';
 import { PIPELINE_QUEUES } from '../shared/jobs/pipeline-jobs.js';
@@ -17,6 +15,7 @@ import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
+import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi/openapi-document.js';
 import { adminRouter } from './routes/admin.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
@@ -51,16 +50,7 @@ export function buildApp(deps: AppDeps): Express {
     await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })));
   });
 
-  app.use(pinoHttp({
-    logger: log,
-    genReqId: (req, res) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-  }));
+  app.use(requestLog(log));
   app.use(httpMetrics(registry));
   // Any body is read as JSON: pushers using curl -d (form content type) still get parsed, or a clear 400.
   app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false }));

@@ -28,7 +28,9 @@ const MIGRATIONS: string[] = [
   );
 
   -- fields NULL marks a delete that the pipeline has not yet removed from the search indexes.
+  -- A rowid table: rows hold whole documents, which WITHOUT ROWID b-trees store poorly (2x slower writes).
   CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
     index_id INTEGER NOT NULL REFERENCES indexes(id) ON DELETE CASCADE,
     uid TEXT NOT NULL,
     fields TEXT,
@@ -39,9 +41,12 @@ const MIGRATIONS: string[] = [
     job TEXT,
     error TEXT,
     updated_at INTEGER NOT NULL,
-    PRIMARY KEY (index_id, uid)
-  ) WITHOUT ROWID;
+    UNIQUE (index_id, uid)
+  );
   CREATE INDEX documents_pending ON documents (status, updated_at) WHERE status = 'pending';
+  -- Progress counts come from these indexes alone, without reading the documents' fields.
+  CREATE INDEX documents_status ON documents (index_id, status);
+  CREATE INDEX documents_deleted ON documents (index_id, status) WHERE fields IS NULL;
 
   CREATE TABLE sections (
     id INTEGER PRIMARY KEY,
@@ -58,11 +63,6 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX sections_doc ON sections (index_id, doc_uid);
   CREATE INDEX sections_hash ON sections (hash);
-  `,
-  // Progress counts come from this index alone, without reading the documents' (large) fields.
-  `
-  CREATE INDEX documents_status ON documents (index_id, status);
-  CREATE INDEX documents_deleted ON documents (index_id, status) WHERE fields IS NULL;
   `,
 ];
 
