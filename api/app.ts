@@ -12,7 +12,7 @@ import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { Authenticator } from '../shared/auth/api-keys.js';
 import { newJobId } from '../shared/jobs/job-id.js';
 import type { Storage } from '../shared/storage/create-storage.js';
-import { requireKey } from './middleware/auth.js';
+import { requireKey, requirePermission } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestLog } from './middleware/request-log.js';
@@ -55,6 +55,11 @@ export function buildApp(deps: AppDeps): Express {
   // Any body is read as JSON: pushers using curl -d (form content type) still get parsed, or a clear 400.
   app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false }));
 
+  // The push routes come first: they carry the traffic, and every layer before them is tested per request.
+  const keyed = requireKey(auth);
+  app.use('/v2', keyed);
+  app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
+
   app.use(operationsRouter({ storage, redis: deps.redis, queues, registry, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
@@ -64,19 +69,10 @@ export function buildApp(deps: AppDeps): Express {
     const board = new ExpressAdapter();
     board.setBasePath('/admin/queues');
     createBullBoard({ queues: PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), serverAdapter: board });
-    app.use('/admin/queues', requireKey(auth, true), (req, res, next) => {
-      if (!req.principal?.permissions.has('admin')) {
-        res.set('WWW-Authenticate', 'Basic realm="quarry"');
-        next(Object.assign(new Error('forbidden'), { status: 401 }));
-        return;
-      }
-      next();
-    }, board.getRouter());
+    app.use('/admin/queues', requireKey(auth, true), requirePermission('admin'), board.getRouter());
   }
 
-  const keyed = requireKey(auth);
-  app.use(['/v2', '/v1/content', '/v1/admin'], keyed);
-  app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
+  app.use(['/v1/content', '/v1/admin'], keyed);
   app.use(contentIndexesRouter(indexes));
   app.use(adminRouter(storage, indexes, auth));
   app.use(notFound);

@@ -1,4 +1,4 @@
-import { fieldsHash } from '../../shared/documents/fields-hash.js';
+import { encodeFields } from '../../shared/documents/fields-hash.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { acceptsPush, type IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -20,15 +20,11 @@ export class PushService {
   }
 
   upsert(index: IndexRecord, uid: string, doc: PushDocument): Promise<WriteOutcome> {
-    const fields = pageFields(doc);
-    return this.writer.write({ indexId: index.id, uid, fields, hash: fieldsHash(fields) });
+    return this.writer.write({ indexId: index.id, uid, ...encodeFields(pageFields(doc)) });
   }
 
   upsertMany(index: IndexRecord, docs: { uid: string; doc: PushDocument }[]): Promise<WriteOutcome[]> {
-    return this.writer.writeMany(docs.map(({ uid, doc }) => {
-      const fields = pageFields(doc);
-      return { indexId: index.id, uid, fields, hash: fieldsHash(fields) };
-    }));
+    return this.writer.writeMany(docs.map(({ uid, doc }) => ({ indexId: index.id, uid, ...encodeFields(pageFields(doc)) })));
   }
 
   delete(index: IndexRecord, uid: string): Promise<WriteOutcome> {

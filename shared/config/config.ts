@@ -36,7 +36,7 @@ const envSchema = z.object({
   QUARRY_PIPELINE_BATCH: int(1, 1000).default(64),
   QUARRY_JOB_ATTEMPTS: int(1, 100).default(8),
   QUARRY_JOB_LOCK_SECONDS: int(1, 3600).default(30),
-  QUARRY_WORKER_NICE: int(0, 19).default(10),
+  QUARRY_WORKER_NICE: int(0, 19).default(19),
   QUARRY_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   QUARRY_RECONCILE_SECONDS: int(1, 86400).default(15),
   QUARRY_RECONCILE_GRACE_SECONDS: int(0, 86400).default(60),

@@ -10,7 +10,10 @@ function canonical(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
 }
 
-export const fieldsHash = (fields: Record<string, unknown>) =>
-  createHash('sha256').update(canonical(fields)).digest('base64url');
+/** Fields as stored: canonical JSON, and its digest for spotting identical re-pushes. */
+export function encodeFields(fields: Record<string, unknown>): { fields: string; hash: string } {
+  const json = canonical(fields);
+  return { fields: json, hash: createHash('sha256').update(json).digest('base64url') };
+}
 
 export const textHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 32);

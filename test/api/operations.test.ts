@@ -45,6 +45,9 @@ describe('operations endpoints', () => {
     expect(anon.headers.get('www-authenticate')).toMatch(/Basic/);
     const ok = await fetch(`${svc.url}/admin/queues`, { headers: { authorization: `Basic ${Buffer.from(`admin:${MASTER_KEY}`).toString('base64')}` } });
     expect(ok.status).toBe(200);
+    const pusher = await svc.call('POST', '/v1/admin/keys', { name: 'p', permissions: ['read', 'write'] });
+    const denied = await fetch(`${svc.url}/admin/queues`, { headers: { 'x-api-key': pusher.body.key } });
+    expect(denied.status).toBe(403);
   });
 
   it('admin API: keys are shown once, listed without secrets, and revocable', async () => {

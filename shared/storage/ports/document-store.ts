@@ -4,8 +4,9 @@ export type DocumentFields = Record<string, unknown>;
 export interface DocumentWrite {
   indexId: number;
   uid: string;
-  fields: DocumentFields | null;
-  /** Digest of the fields, so a re-push of identical content changes nothing. */
+  /** The fields as canonical JSON (see encodeFields): serialised once, on the request's side. */
+  fields: string | null;
+  /** Digest of that JSON, so a re-push of identical content changes nothing. */
   hash: string | null;
   /** Pipeline job that will carry this write (assigned by the caller before the commit). */
   job: string;

@@ -77,7 +77,7 @@ export class SqliteDocumentStore implements DocumentStore {
         if (isNoop(existing, w)) return { uid: w.uid, version: null };
         const version = ++next;
         this.q.upsert.run({
-          indexId: w.indexId, uid: w.uid, fields: w.fields ? JSON.stringify(w.fields) : null,
+          indexId: w.indexId, uid: w.uid, fields: w.fields,
           hash: w.hash, version, job: w.job, now,
         });
         return { uid: w.uid, version };
