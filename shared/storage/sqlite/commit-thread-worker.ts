@@ -1,10 +1,22 @@
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DocumentWrite } from '../ports/document-store.js';
 import { openDatabase } from './open-database.js';
 import { SqliteDocumentStore } from './sqlite-document-store.js';
 
 const { dataDir, synchronous } = workerData as { dataDir: string; synchronous: 'full' | 'normal' };
-const store = new SqliteDocumentStore(openDatabase(dataDir, { synchronous }));
+const db = openDatabase(dataDir, { synchronous });
+const store = new SqliteDocumentStore(db);
+
+// A checkpoint copies the WAL into the database and would stall the commits queued behind it; the
+// worker processes checkpoint as they publish, this thread only when the WAL has grown large anyway.
+db.pragma('wal_autocheckpoint = 0');
+const walPath = `${db.name}-wal`;
+setInterval(() => {
+  try {
+    if (statSync(walPath).size > 64 * 1024 * 1024) db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {}
+}, 1000).unref();
 
 const sleep = new Int32Array(new SharedArrayBuffer(4));
 
