@@ -1,6 +1,6 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { PIPELINE_QUEUES, type PayloadOf, type PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
+import type { PayloadOf, PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
 import { EmbedderError } from '../shared/llm/ports/embedder.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { embedJob } from './jobs/embed-job.js';
@@ -69,5 +69,3 @@ export function startWorkers(queues: PipelineQueueName[], ctx: WorkerContext, o:
     return worker;
   });
 }
-
-export { PIPELINE_QUEUES };

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { AppError } from '../../shared/errors/app-error.js';
 import { newJobId } from '../../shared/jobs/job-id.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import type { DocumentRef, DocumentWrite, WriteOutcome } from '../../shared/storage/ports/document-store.js';
@@ -74,7 +75,9 @@ export class DocumentWriter {
     try {
       outcomes = await this.commit(writes);
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      this.log.error({ err, writes: batch.length }, 'document store commit failed');
+      const failure = new AppError('dependency_unavailable', 'The document store could not save the write; nothing was stored, retry the request');
+      for (const p of batch) p.reject(failure);
       return;
     } finally {
       this.committing = false;

@@ -49,8 +49,6 @@ const envSchema = z.object({
   QUARRY_DASHBOARD: bool.default(true),
 });
 
-export type Env = z.input<typeof envSchema>;
-
 function buildConfig(e: z.output<typeof envSchema>) {
   const dataDir = resolve(e.QUARRY_DATA_DIR);
   return {

@@ -51,5 +51,3 @@ export class AppError extends Error {
     return body;
   }
 }
-
-export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

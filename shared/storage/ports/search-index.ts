@@ -31,6 +31,5 @@ export interface SearchIndex {
   reusableVectors(hashes: string[], model: string): Map<string, Float32Array>;
   keywordSearch(indexId: number, query: string, limit: number): KeywordHit[];
   vectorSearch(indexId: number, vector: Float32Array, limit: number): KeywordHit[];
-  dropIndex(indexId: number): void;
   ensureIndex(indexId: number): void;
 }

@@ -67,13 +67,6 @@ export class SqliteSearchIndex implements SearchIndex {
     );
   }
 
-  dropIndex(indexId: number): void {
-    immediate(this.db, () => {
-      this.db.exec(`DROP TABLE IF EXISTS ${ftsTable(indexId)}`);
-      this.db.prepare(`DELETE FROM sections WHERE index_id = ?`).run(indexId);
-    });
-  }
-
   publish(indexId: number, items: PublishItem[], model: string) {
     const fts = ftsTable(indexId);
     const ftsDelete = this.db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`);
