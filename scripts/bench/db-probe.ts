@@ -9,11 +9,15 @@ import Database from 'better-sqlite3';
  */
 export class DbProbe {
   private readonly db: Database.Database;
+  /** search.db: sections and the FTS5 tables (workers write it). */
+  readonly search: Database.Database;
   private readonly q;
 
   constructor(dataDir: string) {
     this.db = new Database(join(dataDir, 'quarry.db'), { readonly: true });
     this.db.pragma('busy_timeout = 10000');
+    this.search = new Database(join(dataDir, 'search.db'), { readonly: true });
+    this.search.pragma('busy_timeout = 10000');
     const pendingSql = (hint: string) => `SELECT count(*) FROM documents ${hint} WHERE status = 'pending' AND index_id = ?`;
     let pending;
     try {
@@ -43,5 +47,6 @@ export class DbProbe {
 
   close() {
     this.db.close();
+    this.search.close();
   }
 }

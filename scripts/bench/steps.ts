@@ -129,7 +129,7 @@ export async function batchIndexing(ctx: Ctx) {
 
 /** Sections of `index` whose hash also occurs in another index (vectors reused rather than embedded). */
 function reusedSections(probe: DbProbe, index: string): { sections: number; sharedWithOtherIndexes: number } {
-  const row = probe.raw.prepare(
+  const row = probe.search.prepare(
     `SELECT count(*) AS sections, sum(EXISTS (SELECT 1 FROM sections t WHERE t.hash = s.hash AND t.index_id != s.index_id)) AS shared
      FROM sections s WHERE s.index_id = ?`,
   ).get(probe.indexId(index)) as { sections: number; shared: number | null };
@@ -178,7 +178,7 @@ export async function pacedLatency(ctx: Ctx) {
 }
 
 /**
- * updated_at of every indexed document (set by the commit that makes its sections searchable) minus
+ * updated_at of every indexed document (set just after the search-store commit that makes it searchable, so an upper bound) minus
  * the wall-clock time its 204 arrived; also grouped by second of the run (by send order), which
  * shows whether the delay grows (falling behind) or only jitters. Uids are `p-<request number>`.
  */
@@ -203,8 +203,8 @@ function searchableDelays(probe: DbProbe, index: string, ackAt: Float64Array, ra
 /** 20 documents spread over `uids` must each be found through FTS, as a section of their own. */
 function ftsSample(probe: DbProbe, index: string, uids: string[], tokenOf: (uid: string) => string) {
   const fts = `fts_${Math.trunc(probe.indexId(index))}`;
-  const match = probe.raw.prepare(`SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?`).pluck();
-  const owner = probe.raw.prepare('SELECT doc_uid FROM sections WHERE id = ?').pluck();
+  const match = probe.search.prepare(`SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?`).pluck();
+  const owner = probe.search.prepare('SELECT doc_uid FROM sections WHERE id = ?').pluck();
   const sample = uids.length ? Array.from({ length: 20 }, (_, k) => uids[Math.floor((k * uids.length) / 20)]) : [];
   const missing = sample.filter((uid) => {
     const rowids = match.all(`"${tokenOf(uid)}"`) as number[];

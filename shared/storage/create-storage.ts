@@ -28,11 +28,12 @@ export interface StorageOptions {
   commitThread?: boolean;
 }
 
-/** The embedded mode: everything in one SQLite file in the data folder. */
+/** The embedded mode: two SQLite files in the data folder (documents, search). */
 export function createStorage(options: StorageOptions): Storage {
   const synchronous = options.synchronous ?? 'full';
   const db = openDatabase(options.dataDir, { synchronous });
-  const search = new SqliteSearchIndex(db);
+  const searchDb = openDatabase(options.dataDir, { file: 'search', synchronous });
+  const search = new SqliteSearchIndex(searchDb);
   const indexes = new SqliteIndexRegistry(db, (id) => search.ensureIndex(id));
   const documents = new SqliteDocumentStore(db);
   const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous) : null;
@@ -42,10 +43,14 @@ export function createStorage(options: StorageOptions): Storage {
     search,
     keys: new SqliteKeyStore(db),
     commitWrites: thread ? (w) => thread.commit(w) : async (w) => documents.applyWrites(w),
-    ping: () => void db.prepare('SELECT 1').get(),
+    ping: () => {
+      db.prepare('SELECT 1').get();
+      searchDb.prepare('SELECT 1').get();
+    },
     close: async () => {
       await thread?.close();
       db.close();
+      searchDb.close();
     },
   };
 }

@@ -25,17 +25,19 @@ function workerEnv(svc: TestService, redisUrl: string) {
 /** Every document indexed, and its sections present once: nothing lost, nothing doubled. */
 function checkExactlyOnce(svc: TestService, expectedUids: string[]) {
   const db = new Database(join(svc.dataDir, 'quarry.db'), { readonly: true });
+  const search = new Database(join(svc.dataDir, 'search.db'), { readonly: true });
   try {
     const index = svc.storage.indexes.get('crash')!;
     const rows = db.prepare(`SELECT uid, status FROM documents WHERE index_id = ? ORDER BY uid`).all(index.id) as { uid: string; status: string }[];
     expect(rows.map((r) => r.uid)).toEqual(expectedUids);
     expect(rows.filter((r) => r.status !== 'indexed')).toEqual([]);
-    const doubled = db.prepare(`SELECT doc_uid, count(*) n FROM sections WHERE index_id = ? GROUP BY doc_uid HAVING n != 1`).all(index.id);
+    const doubled = search.prepare(`SELECT doc_uid, count(*) n FROM sections WHERE index_id = ? GROUP BY doc_uid HAVING n != 1`).all(index.id);
     expect(doubled).toEqual([]);
-    const fts = db.prepare(`SELECT count(*) FROM fts_${index.id}`).pluck().get();
+    const fts = search.prepare(`SELECT count(*) FROM fts_${index.id}`).pluck().get();
     expect(fts).toBe(expectedUids.length);
   } finally {
     db.close();
+    search.close();
   }
 }
 

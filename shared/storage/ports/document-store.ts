@@ -43,6 +43,10 @@ export interface DocumentStore {
   list(indexId: number, limit: number, afterUid: string | null): { uid: string; fields: DocumentFields }[];
   /** The current versions of the given refs that are still current (stale refs are left out). */
   loadCurrent(indexId: number, refs: DocumentRef[]): StoredDocument[];
+  /** Versions of these documents that are still the latest accepted write (stale refs are left out). */
+  currentRefs(indexId: number, refs: DocumentRef[]): DocumentRef[];
+  /** Records that these versions are searchable, and forgets deletes that are gone from search. */
+  markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): void;
   markFailed(indexId: number, refs: DocumentRef[], message: string): void;
   progress(indexId: number): IndexProgress;
   /** The latest accepted write of a document, pending deletes included (fields null). */

@@ -21,12 +21,20 @@ export interface KeywordHit {
   score: number;
 }
 
+export interface PublishResult {
+  /** Live now (or already were, when a job runs twice). */
+  published: DocumentRef[];
+  removed: DocumentRef[];
+  /** Older than what is already live: left alone. */
+  stale: number;
+}
+
 /**
- * Keyword and vector index of the sections. publish() makes a document's keyword and vector
- * entries live together, and only if its version is still the latest accepted one.
+ * Keyword and vector index of the sections. publish() swaps a document's keyword and vector
+ * entries together; a version older than the live one never replaces it.
  */
 export interface SearchIndex {
-  publish(indexId: number, items: PublishItem[], model: string): { published: number; removed: number; stale: number };
+  publish(indexId: number, items: PublishItem[], model: string): PublishResult;
   /** Vectors already computed by `model` for these section hashes, so identical text is not embedded again. */
   reusableVectors(hashes: string[], model: string): Map<string, Float32Array>;
   keywordSearch(indexId: number, query: string, limit: number): KeywordHit[];

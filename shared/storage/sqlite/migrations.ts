@@ -1,7 +1,7 @@
 import type { Db } from './open-database.js';
 
 /** Append-only: a migration, once shipped, is never edited; add a new one instead. */
-const MIGRATIONS: string[] = [
+export const DOCUMENT_MIGRATIONS: string[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
   INSERT INTO meta (key, value) VALUES ('seq', 0);
@@ -48,6 +48,16 @@ const MIGRATIONS: string[] = [
   CREATE INDEX documents_status ON documents (index_id, status);
   CREATE INDEX documents_deleted ON documents (index_id, status) WHERE fields IS NULL;
 
+  `,
+];
+
+/**
+ * The search file: written by the workers only, so publishing never holds the lock the API's
+ * document commits need. `live` holds the version each document's sections come from; versions
+ * only move forward, and a delete leaves its version behind so a late, older write cannot return.
+ */
+export const SEARCH_MIGRATIONS: string[] = [
+  `
   CREATE TABLE sections (
     id INTEGER PRIMARY KEY,
     index_id INTEGER NOT NULL,
@@ -63,16 +73,24 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX sections_doc ON sections (index_id, doc_uid);
   CREATE INDEX sections_hash ON sections (hash);
+
+  CREATE TABLE live (
+    index_id INTEGER NOT NULL,
+    uid TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (index_id, uid)
+  ) WITHOUT ROWID;
   `,
 ];
 
-export function migrate(db: Db): void {
+export function migrate(db: Db, migrations: string[]): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current >= MIGRATIONS.length) return;
+  if (current >= migrations.length) return;
   db.transaction(() => {
     // Re-read inside the lock: another process may have migrated while we waited.
     const now = db.pragma('user_version', { simple: true }) as number;
-    for (let v = now; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]);
-    db.pragma(`user_version = ${MIGRATIONS.length}`);
+    for (let v = now; v < migrations.length; v++) db.exec(migrations[v]);
+    db.pragma(`user_version = ${migrations.length}`);
   }).immediate();
 }

@@ -1,24 +1,32 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate } from './migrations.js';
+import { DOCUMENT_MIGRATIONS, migrate, SEARCH_MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
+/** quarry.db: indexes, keys and documents (the API writes). search.db: sections, keyword and vector index (workers write). */
+export const DB_FILES = { documents: 'quarry.db', search: 'search.db' } as const;
+const MIGRATIONS = { documents: DOCUMENT_MIGRATIONS, search: SEARCH_MIGRATIONS };
+
 /**
- * One SQLite file shared by the API and worker processes of a machine. WAL lets readers run
- * beside the single writer; synchronous=FULL makes a commit survive power loss as well as kill -9,
- * which is what a 204 promises. Writers batch their commits, so the fsync cost is shared.
- * `normal` (an operator's choice) still survives any process crash, but not a power cut.
+ * SQLite files shared by the API and worker processes of a machine. WAL lets readers run beside
+ * the single writer; synchronous=FULL makes a commit survive power loss as well as kill -9, which is
+ * what a 204 promises. Writers batch their commits, so the fsync cost is shared. `normal` (an
+ * operator's choice) still survives any process crash, but not a power cut.
  */
-export function openDatabase(dataDir: string, options: { readonly?: boolean; synchronous?: 'full' | 'normal' } = {}): Db {
+export function openDatabase(
+  dataDir: string,
+  options: { file?: keyof typeof DB_FILES; readonly?: boolean; synchronous?: 'full' | 'normal' } = {},
+): Db {
+  const file = options.file ?? 'documents';
   mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'quarry.db'), { readonly: options.readonly ?? false });
+  const db = new Database(join(dataDir, DB_FILES[file]), { readonly: options.readonly ?? false });
   db.pragma('busy_timeout = 10000');
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    migrate(db);
+    migrate(db, MIGRATIONS[file]);
   }
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -65536');

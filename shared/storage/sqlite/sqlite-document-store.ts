@@ -31,6 +31,12 @@ export class SqliteDocumentStore implements DocumentStore {
         `SELECT uid, fields FROM documents WHERE index_id = ? AND uid > ? AND fields IS NOT NULL
          ORDER BY uid LIMIT ?`,
       ),
+      version: db.prepare<[number, string], number>(`SELECT version FROM documents WHERE index_id = ? AND uid = ?`).pluck(),
+      indexed: db.prepare(
+        `UPDATE documents SET indexed_version = version, status = 'indexed', job = NULL, error = NULL, updated_at = ?
+         WHERE index_id = ? AND uid = ? AND version = ?`,
+      ),
+      forget: db.prepare(`DELETE FROM documents WHERE index_id = ? AND uid = ? AND version = ? AND fields IS NULL`),
       failed: db.prepare(
         `UPDATE documents SET status = 'failed', error = ?, job = NULL, updated_at = ?
          WHERE index_id = ? AND uid = ? AND version = ?`,
@@ -101,6 +107,19 @@ export class SqliteDocumentStore implements DocumentStore {
       }
     }
     return out;
+  }
+
+  currentRefs(indexId: number, refs: DocumentRef[]): DocumentRef[] {
+    return refs.filter((r) => this.q.version.get(indexId, r.uid) === r.version);
+  }
+
+  markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): void {
+    if (published.length + removed.length === 0) return;
+    immediate(this.db, () => {
+      const now = Date.now();
+      for (const r of published) this.q.indexed.run(now, indexId, r.uid, r.version);
+      for (const r of removed) this.q.forget.run(indexId, r.uid, r.version);
+    });
   }
 
   markFailed(indexId: number, refs: DocumentRef[], message: string): void {

@@ -1,4 +1,5 @@
-import type { KeywordHit, PublishItem, SearchIndex } from '../ports/search-index.js';
+import type { KeywordHit, PublishItem, PublishResult, SearchIndex } from '../ports/search-index.js';
+import type { Statement } from 'better-sqlite3';
 import { immediate, type Db } from './open-database.js';
 
 const ftsTable = (indexId: number) => `fts_${Math.trunc(indexId)}`;
@@ -24,16 +25,19 @@ function chunkBySections(items: PublishItem[], max: number): PublishItem[][] {
 }
 
 /**
- * Sections, their FTS5 keyword entries and their vectors live in the same SQLite file as the
- * documents, so one transaction swaps a document's whole keyword+vector presence and marks it indexed.
+ * Sections, their FTS5 keyword entries and their vectors, in search.db: one transaction swaps a
+ * document's whole keyword+vector presence. The document store is told afterwards (markPublished);
+ * if that never happens the document stays pending and its replayed job finds it already live.
  */
 export class SqliteSearchIndex implements SearchIndex {
   private readonly q;
 
   constructor(private readonly db: Db) {
     this.q = {
-      doc: db.prepare<[number, string], { version: number }>(
-        `SELECT version FROM documents WHERE index_id = ? AND uid = ?`,
+      live: db.prepare<[number, string], { version: number }>(`SELECT version FROM live WHERE index_id = ? AND uid = ?`),
+      setLive: db.prepare(
+        `INSERT INTO live (index_id, uid, version, deleted) VALUES (?, ?, ?, ?)
+         ON CONFLICT (index_id, uid) DO UPDATE SET version = excluded.version, deleted = excluded.deleted`,
       ),
       sectionIds: db.prepare<[number, string], number>(
         `SELECT id FROM sections WHERE index_id = ? AND doc_uid = ?`,
@@ -42,11 +46,6 @@ export class SqliteSearchIndex implements SearchIndex {
       insertSection: db.prepare(
         `INSERT INTO sections (index_id, doc_uid, version, ord, title, anchor, text, hash, vector, vector_model)
          VALUES (@indexId, @uid, @version, @ord, @title, @anchor, @text, @hash, @vector, @model)`,
-      ),
-      deleteDoc: db.prepare(`DELETE FROM documents WHERE index_id = ? AND uid = ? AND version = ?`),
-      markIndexed: db.prepare(
-        `UPDATE documents SET indexed_version = version, status = 'indexed', job = NULL, error = NULL,
-           updated_at = ? WHERE index_id = ? AND uid = ? AND version = ?`,
       ),
       vectorByHash: db.prepare<[string, string], Buffer>(
         `SELECT vector FROM sections WHERE hash = ? AND vector_model = ? AND vector IS NOT NULL LIMIT 1`,
@@ -67,42 +66,41 @@ export class SqliteSearchIndex implements SearchIndex {
     );
   }
 
-  publish(indexId: number, items: PublishItem[], model: string) {
+  publish(indexId: number, items: PublishItem[], model: string): PublishResult {
     const fts = ftsTable(indexId);
     const ftsDelete = this.db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`);
     const ftsInsert = this.db.prepare(`INSERT INTO ${fts} (rowid, title, text) VALUES (?, ?, ?)`);
-    const result = { published: 0, removed: 0, stale: 0 };
-    // Each document swaps atomically, but a batch is split into short transactions so the API's
-    // commits of new writes never wait long for the single SQLite write lock.
+    const result: PublishResult = { published: [], removed: [], stale: 0 };
+    // Each document swaps atomically; a batch is split into short transactions so searches and
+    // other workers never wait long for the write lock.
     for (const chunk of chunkBySections(items, MAX_SECTIONS_PER_TRANSACTION)) {
       immediate(this.db, () => {
-        const now = Date.now();
         for (const item of chunk) {
-          const current = this.q.doc.get(indexId, item.uid);
-          if (!current || current.version !== item.version) {
+          const ref = { uid: item.uid, version: item.version };
+          const live = this.q.live.get(indexId, item.uid);
+          if (live && live.version > item.version) {
             result.stale++;
             continue;
           }
-          for (const id of this.q.sectionIds.all(indexId, item.uid)) ftsDelete.run(id);
-          this.q.deleteSections.run(indexId, item.uid);
-          if (item.sections === null) {
-            this.q.deleteDoc.run(indexId, item.uid, item.version);
-            result.removed++;
-            continue;
-          }
-          for (const s of item.sections) {
-            const { lastInsertRowid } = this.q.insertSection.run({
-              indexId, uid: item.uid, version: item.version, ord: s.ord, title: s.title, anchor: s.anchor,
-              text: s.text, hash: s.hash, vector: s.vector ? toBlob(s.vector) : null, model: s.vector ? model : null,
-            });
-            ftsInsert.run(lastInsertRowid, s.title, s.text);
-          }
-          this.q.markIndexed.run(now, indexId, item.uid, item.version);
-          result.published++;
+          if (!live || live.version < item.version) this.replace(indexId, item, model, ftsDelete, ftsInsert);
+          (item.sections === null ? result.removed : result.published).push(ref);
         }
       });
     }
     return result;
+  }
+
+  private replace(indexId: number, item: PublishItem, model: string, ftsDelete: Statement, ftsInsert: Statement) {
+    for (const id of this.q.sectionIds.all(indexId, item.uid)) ftsDelete.run(id);
+    this.q.deleteSections.run(indexId, item.uid);
+    for (const s of item.sections ?? []) {
+      const { lastInsertRowid } = this.q.insertSection.run({
+        indexId, uid: item.uid, version: item.version, ord: s.ord, title: s.title, anchor: s.anchor,
+        text: s.text, hash: s.hash, vector: s.vector ? toBlob(s.vector) : null, model: s.vector ? model : null,
+      });
+      ftsInsert.run(lastInsertRowid, s.title, s.text);
+    }
+    this.q.setLive.run(indexId, item.uid, item.version, item.sections === null ? 1 : 0);
   }
 
   reusableVectors(hashes: string[], model: string): Map<string, Float32Array> {
