@@ -28,8 +28,8 @@ function fromParser(err: HttpParserError): AppError | null {
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   const appError = err instanceof AppError ? err : fromParser(err as HttpParserError);
   const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
-  if (e.status >= 500) req.log?.error({ err }, 'request failed');
-  else req.log?.info({ error: e.kind, message: e.message }, 'request rejected');
+  if (e.status >= 500) req.log?.error({ reqId: req.id, err }, 'request failed');
+  else req.log?.info({ reqId: req.id, error: e.kind, message: e.message }, 'request rejected');
   if (e.headers) res.set(e.headers);
   if (res.headersSent) {
     res.end();
