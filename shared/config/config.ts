@@ -8,7 +8,12 @@ import { z } from 'zod';
 const bool = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ error: `must be a whole number from ${min} to ${max}` })
+    .int(`must be a whole number from ${min} to ${max}`)
+    .min(min, `must be a whole number from ${min} to ${max}`)
+    .max(max, `must be a whole number from ${min} to ${max}`);
 
 const QUEUE_NAMES = ['section', 'embed', 'index'] as const;
 export type PipelineQueue = (typeof QUEUE_NAMES)[number];
@@ -31,7 +36,7 @@ const envSchema = z.object({
     .string()
     .default(QUEUE_NAMES.join(','))
     .transform((s) => s.split(',').map((q) => q.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(QUEUE_NAMES)).min(1)),
+    .pipe(z.array(z.enum(QUEUE_NAMES, { error: `name queues from ${QUEUE_NAMES.join(', ')}` })).min(1, 'name at least one queue')),
   QUARRY_WORKER_CONCURRENCY: int(1, 256).default(4),
   QUARRY_PIPELINE_BATCH: int(1, 1000).default(64),
   QUARRY_JOB_ATTEMPTS: int(1, 100).default(8),
