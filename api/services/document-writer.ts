@@ -13,6 +13,8 @@ export interface DocumentWriterOptions {
   enqueueTimeoutMs?: number;
 }
 
+const MAX_ENQUEUE_BACKLOG = 20;
+
 interface Pending {
   write: Omit<DocumentWrite, 'job'>;
   resolve: (o: WriteOutcome) => void;
@@ -29,6 +31,7 @@ export class DocumentWriter {
   private scheduled = false;
   private committing = false;
   private enqueued: Promise<void> = Promise.resolve();
+  private backlog = 0;
 
   constructor(
     private readonly commit: (writes: DocumentWrite[]) => Promise<WriteOutcome[]>,
@@ -95,7 +98,11 @@ export class DocumentWriter {
     // The commit is the promise a 204 makes; the job is only a trigger (the reconciler re-creates a
     // lost one), so callers are answered now and enqueues follow in commit order.
     batch.forEach((p, i) => p.resolve(outcomes[i]));
-    this.enqueued = this.enqueued.then(() => this.enqueue(jobs));
+    // While Redis is down every enqueue waits out its timeout; past a short backlog the documents
+    // are left to the reconciler instead of piling up in memory here.
+    if (this.backlog >= MAX_ENQUEUE_BACKLOG) return;
+    this.backlog++;
+    this.enqueued = this.enqueued.then(() => this.enqueue(jobs)).finally(() => this.backlog--);
   }
 
   private async enqueue(jobs: Map<string, { indexId: number; refs: Map<string, DocumentRef> }>): Promise<void> {

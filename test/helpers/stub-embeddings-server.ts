@@ -22,6 +22,7 @@ export async function startStubEmbeddings() {
       const data = input.map((t, index) => {
         const v = new Array(8).fill(0);
         for (let i = 0; i < t.length; i++) v[i % 8] += t.charCodeAt(i) % 17;
+        v[0] += ([...model].reduce((a, c) => a + c.charCodeAt(0), 0) * 7) % 101; // each model its own vectors
         return { index, embedding: v.map((x) => x + 1) };
       });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));

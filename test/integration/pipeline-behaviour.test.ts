@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Worker } from 'bullmq';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +100,10 @@ describe('the ingestion pipeline', () => {
       return s.indexed === 3 ? s : null;
     });
     expect(done.embedder).toBe(modelB.id);
+    const search = new Database(join(svc.dataDir, 'search.db'), { readonly: true });
+    const models = search.prepare(`SELECT DISTINCT vector_model FROM sections WHERE index_id = ?`).pluck().all(svc.storage.indexes.get('models')!.id);
+    search.close();
+    expect(models).toEqual([modelB.id]);
     expect(stub.state.byModel['stub-b']).toBeGreaterThanOrEqual(3);
     const index = svc.storage.indexes.get('models')!;
     const [probe] = await modelB.embed(['Doc 1\ntext 1']);

@@ -62,11 +62,9 @@ export class SqliteDocumentStore implements DocumentStore {
         `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND job IS ? LIMIT ?`,
       ),
       reassign: db.prepare(`UPDATE documents SET job = ? WHERE index_id = ? AND uid = ? AND version = ?`),
-      requeueable: db.prepare<[number], DocumentRef>(
-        `SELECT uid, version FROM documents WHERE index_id = ? AND status != 'pending' ORDER BY uid`,
-      ),
+      requeueable: db.prepare<[number], DocumentRef>(`SELECT uid, version FROM documents WHERE index_id = ? ORDER BY uid`),
       requeue: db.prepare(
-        `UPDATE documents SET status = 'pending', job = ?, error = NULL, updated_at = ?
+        `UPDATE documents SET version = ?, status = 'pending', job = ?, error = NULL, updated_at = ?
          WHERE index_id = ? AND uid = ? AND version = ?`,
       ),
     };
@@ -170,16 +168,24 @@ export class SqliteDocumentStore implements DocumentStore {
     });
   }
 
+  /**
+   * Every document gets a new version, as if pushed again: the search side only ever replaces a live
+   * version with a newer one, and jobs still carrying the old versions skip themselves.
+   */
   requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number) {
     return immediate(this.db, () => {
-      const refs = this.q.requeueable.all(indexId);
+      const old = this.q.requeueable.all(indexId);
+      let next = (this.q.nextSeq.get(old.length) as number) - old.length;
       const batches: { job: string; refs: DocumentRef[] }[] = [];
       const now = Date.now();
-      for (let i = 0; i < refs.length; i += batchSize) {
+      for (let i = 0; i < old.length; i += batchSize) {
         const job = jobFor(batches.length);
-        const slice = refs.slice(i, i + batchSize);
-        for (const r of slice) this.q.requeue.run(job, now, indexId, r.uid, r.version);
-        batches.push({ job, refs: slice });
+        const refs = old.slice(i, i + batchSize).map((r) => {
+          const version = ++next;
+          this.q.requeue.run(version, job, now, indexId, r.uid, r.version);
+          return { uid: r.uid, version };
+        });
+        batches.push({ job, refs });
       }
       return batches;
     });
