@@ -1,0 +1,70 @@
+import type { FieldBoost } from '../query/qf-parser.js';
+import type { InvertedIndex } from './inverted-index.js';
+
+export interface Bm25Params {
+  /** Term-frequency saturation; Lucene's default 1.2 (Anserini uses 0.9). */
+  k1: number;
+  /** Length normalisation; Lucene's default 0.75 (Anserini uses 0.4). */
+  b: number;
+}
+
+export const LUCENE_BM25: Bm25Params = { k1: 1.2, b: 0.75 };
+
+export interface DisMaxOptions {
+  fields: FieldBoost[];
+  bm25?: Bm25Params;
+  /** Solr's tie breaker: 0 takes only the best field's score for a term, 1 sums all fields. */
+  tie?: number;
+  /** Units a filter allows; undefined allows all. */
+  allow?: (unit: number) => boolean;
+}
+
+/**
+ * Solr DisMax over BM25: each query term is scored in every boosted field (BM25 times the field's
+ * boost); a term contributes its best field's score plus `tie` times the others'; a unit's score sums
+ * its terms (clauses are SHOULD, so a unit needs to match only one term). IDF and average length are
+ * per field, as Lucene computes them: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), N = units with the field.
+ * Returns a sparse score map: unit -> score.
+ */
+export function scoreDisMax(index: InvertedIndex, terms: string[], o: DisMaxOptions): Map<number, number> {
+  const { k1, b } = o.bm25 ?? LUCENE_BM25;
+  const tie = o.tie ?? 0;
+  const scores = new Map<number, number>();
+  const best = new Map<number, number>();
+  const rest = new Map<number, number>();
+  for (const term of new Set(terms)) {
+    best.clear();
+    rest.clear();
+    for (const { field, boost } of o.fields) {
+      const list = index.postings(field, term);
+      const lengths = index.fieldLengths(field);
+      if (!list || !lengths || list.df === 0 || boost === 0) continue;
+      const { docCount, sumLength } = index.fieldStats(field);
+      const idf = Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
+      const avgdl = sumLength / docCount;
+      const weight = boost * idf;
+      const { units, freqs, length } = list;
+      for (let i = 0; i < length; i++) {
+        const u = units[i];
+        if (!index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+        const f = freqs[i];
+        const s = (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl));
+        const prev = best.get(u);
+        if (prev === undefined) best.set(u, s);
+        else if (s > prev) {
+          best.set(u, s);
+          rest.set(u, (rest.get(u) ?? 0) + prev);
+        } else rest.set(u, (rest.get(u) ?? 0) + s);
+      }
+    }
+    for (const [u, s] of best) scores.set(u, (scores.get(u) ?? 0) + s + tie * (rest.get(u) ?? 0));
+  }
+  return scores;
+}
+
+/** The k best entries of a score map, best first; ties broken by unit id for stable results. */
+export function topK(scores: Map<number, number>, k: number): [number, number][] {
+  const all = [...scores];
+  all.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  return all.slice(0, k);
+}

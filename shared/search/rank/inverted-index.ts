@@ -1,0 +1,125 @@
+/**
+ * An in-memory inverted index over units (sections), one posting list per field and term. Built
+ * for scoring speed: postings are parallel typed arrays (unit ids ascending, term frequencies), field
+ * lengths are a typed array per field. Removal marks a unit dead; its postings stay until compact().
+ */
+class PostingList {
+  units = new Int32Array(4);
+  freqs = new Int32Array(4);
+  length = 0;
+  /** Live postings, the document frequency BM25 needs. */
+  df = 0;
+
+  add(unit: number, freq: number) {
+    if (this.length === this.units.length) {
+      const units = new Int32Array(this.length * 2);
+      units.set(this.units);
+      this.units = units;
+      const freqs = new Int32Array(this.length * 2);
+      freqs.set(this.freqs);
+      this.freqs = freqs;
+    }
+    this.units[this.length] = unit;
+    this.freqs[this.length] = freq;
+    this.length++;
+    this.df++;
+  }
+}
+
+export interface FieldStats {
+  /** Units that have the field (Lucene's docCount). */
+  docCount: number;
+  sumLength: number;
+}
+
+class FieldIndex {
+  readonly terms = new Map<string, PostingList>();
+  lengths = new Int32Array(1024);
+  readonly stats: FieldStats = { docCount: 0, sumLength: 0 };
+
+  ensure(unit: number) {
+    if (unit < this.lengths.length) return;
+    let n = this.lengths.length;
+    while (n <= unit) n *= 2;
+    const next = new Int32Array(n);
+    next.set(this.lengths);
+    this.lengths = next;
+  }
+}
+
+export type UnitTerms = Record<string, string[]>;
+
+export class InvertedIndex {
+  private readonly fields = new Map<string, FieldIndex>();
+  private alive = new Uint8Array(1024);
+  private next = 0;
+  liveUnits = 0;
+
+  /** Adds a unit with its analyzed terms per field; returns its unit id. */
+  add(terms: UnitTerms): number {
+    const unit = this.next++;
+    if (unit >= this.alive.length) {
+      const a = new Uint8Array(this.alive.length * 2);
+      a.set(this.alive);
+      this.alive = a;
+    }
+    this.alive[unit] = 1;
+    this.liveUnits++;
+    for (const [name, tokens] of Object.entries(terms)) {
+      if (tokens.length === 0) continue;
+      let field = this.fields.get(name);
+      if (!field) this.fields.set(name, (field = new FieldIndex()));
+      field.ensure(unit);
+      field.lengths[unit] = tokens.length;
+      field.stats.docCount++;
+      field.stats.sumLength += tokens.length;
+      const counts = new Map<string, number>();
+      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      for (const [t, f] of counts) {
+        let list = field.terms.get(t);
+        if (!list) field.terms.set(t, (list = new PostingList()));
+        list.add(unit, f);
+      }
+    }
+    return unit;
+  }
+
+  /** Removes a unit; `terms` must be what it was added with, to keep df and lengths exact. */
+  remove(unit: number, terms: UnitTerms): void {
+    if (!this.alive[unit]) return;
+    this.alive[unit] = 0;
+    this.liveUnits--;
+    for (const [name, tokens] of Object.entries(terms)) {
+      const field = this.fields.get(name);
+      if (!field || tokens.length === 0) continue;
+      field.stats.docCount--;
+      field.stats.sumLength -= tokens.length;
+      for (const t of new Set(tokens)) {
+        const list = field.terms.get(t);
+        if (list) list.df--;
+      }
+    }
+  }
+
+  isAlive(unit: number): boolean {
+    return this.alive[unit] === 1;
+  }
+
+  postings(field: string, term: string): PostingList | undefined {
+    return this.fields.get(field)?.terms.get(term);
+  }
+
+  fieldLengths(field: string): Int32Array | undefined {
+    return this.fields.get(field)?.lengths;
+  }
+
+  fieldStats(field: string): FieldStats {
+    return this.fields.get(field)?.stats ?? { docCount: 0, sumLength: 0 };
+  }
+
+  get unitCount(): number {
+    return this.next;
+  }
+}
+
+export type { PostingList };

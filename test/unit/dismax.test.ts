@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { scoreDisMax, topK } from '../../shared/search/rank/dismax.js';
+import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
+
+const docs = [
+  { title: ['cat'], body: ['cat', 'sat', 'mat'] },
+  { title: ['dog'], body: ['dog', 'chased', 'cat', 'cat'] },
+  { title: ['bird'], body: ['bird', 'flew'] },
+];
+
+/** Lucene 8 BM25 for one field, written out independently of the implementation. */
+function bm25(tf: number, df: number, n: number, dl: number, avgdl: number, k1 = 1.2, b = 0.75) {
+  const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  return (idf * tf) / (tf + k1 * (1 - b + (b * dl) / avgdl));
+}
+
+describe('DisMax over BM25', () => {
+  const index = new InvertedIndex();
+  const units = docs.map((d) => index.add(d));
+
+  it('scores a term by its best field when tie is 0, and sums fields when tie is 1', () => {
+    const fields = [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }];
+    const title0 = 2 * bm25(1, 1, 3, 1, 1);
+    const body0 = bm25(1, 2, 3, 3, 3);
+    const max = scoreDisMax(index, ['cat'], { fields, tie: 0 });
+    expect(max.get(units[0])).toBeCloseTo(Math.max(title0, body0), 10);
+    const sum = scoreDisMax(index, ['cat'], { fields, tie: 1 });
+    expect(sum.get(units[0])).toBeCloseTo(title0 + body0, 10);
+    expect(max.get(units[1])).toBeCloseTo(bm25(2, 2, 3, 4, 3), 10);
+    expect(max.has(units[2])).toBe(false);
+  });
+
+  it('sums terms, counts a repeated query term once, and honours k1/b', () => {
+    const fields = [{ field: 'body', boost: 1 }];
+    const s = scoreDisMax(index, ['dog', 'cat', 'cat'], { fields, bm25: { k1: 0.9, b: 0.4 } });
+    expect(s.get(units[1])).toBeCloseTo(bm25(1, 1, 3, 4, 3, 0.9, 0.4) + bm25(2, 2, 3, 4, 3, 0.9, 0.4), 10);
+  });
+
+  it('removal updates df, lengths and liveness; filters restrict units', () => {
+    const idx = new InvertedIndex();
+    const a = idx.add({ body: ['x', 'y'] });
+    const b = idx.add({ body: ['x'] });
+    idx.remove(a, { body: ['x', 'y'] });
+    const s = scoreDisMax(idx, ['x'], { fields: [{ field: 'body', boost: 1 }] });
+    expect([...s.keys()]).toEqual([b]);
+    expect(s.get(b)).toBeCloseTo(bm25(1, 1, 1, 1, 1), 10);
+    const none = scoreDisMax(idx, ['x'], { fields: [{ field: 'body', boost: 1 }], allow: (u) => u !== b });
+    expect(none.size).toBe(0);
+  });
+
+  it('topK orders by score, then unit', () => {
+    expect(topK(new Map([[3, 1], [1, 2], [2, 1]]), 2)).toEqual([[1, 2], [2, 1]]);
+  });
+});
