@@ -1,0 +1,106 @@
+/**
+ * The analysis chain of an index, chosen by its `language_code`. Documents and queries go
+ * through the very same chain, so a query term matches exactly the terms stored for it.
+ *
+ * Order of the chain, and why:
+ *  1. NFKC + lower-case on the whole text, so the tokenizer sees one canonical form.
+ *  2. Tokenize: UAX #29-like words for space-delimited scripts; runs of Han/kana/Hangul/Thai
+ *     go to jieba (zh) or ICU (everything else).
+ *  3. Per-token clean-up that Lucene's analyzers do too: English possessive "'s" removal,
+ *     French/Italian elision ("l'homme" -> "homme").
+ *  4. Stop words, on unstemmed accented words, which is how the lists are written.
+ *  5. Snowball stemming, which needs the diacritics to recognise suffixes.
+ *  6. Accent folding last, Latin letters only, keeping the letters of the language's alphabet.
+ */
+import { foldAccents, lettersKeptFor, normalizeText, prepareForLanguage } from './normalize.js';
+import { icuSegmenter, segmentChinese } from './segment-cjk.js';
+import { type Stem, stemmerFor } from './stemmers.js';
+import { stopWordsFor } from './stop-words.js';
+import { type RunSegmenter, tokenizeWords } from './tokenize-words.js';
+
+export interface Analyzer {
+  readonly language: string;
+  /** Terms in order; a term's position is its array index. */
+  analyze(text: string): string[];
+}
+
+/** The language codes an index may declare; kept equal to SUPPORTED_LANGUAGES of the index schema. */
+export const ANALYZER_LANGUAGES = [
+  'en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'sv', 'da', 'no', 'nb', 'nn', 'fi', 'ru',
+  'zh', 'ja', 'ko', 'th',
+] as const;
+
+// Lucene's FrenchAnalyzer and ItalianAnalyzer default elision articles.
+const ELISIONS: Readonly<Record<string, ReadonlySet<string>>> = {
+  fr: new Set(['l', 'm', 't', 'qu', 'n', 's', 'j', 'd', 'c', 'jusqu', 'quoiqu', 'lorsqu', 'puisqu']),
+  it: new Set([
+    'c', 'l', 'all', 'dall', 'dell', 'nell', 'sull', 'coll', 'pell', 'gl', 'agl', 'dagl', 'degl', 'negl',
+    'sugl', 'un', 'm', 't', 's', 'v', 'd',
+  ]),
+};
+
+type TokenFilter = (token: string) => string;
+
+function tokenFilterFor(language: string): TokenFilter | undefined {
+  if (language === 'en') {
+    // Lucene's EnglishPossessiveFilter: "cell's" -> "cell" (the tokenizer keeps it whole).
+    return (t) => (t.length > 2 && (t.endsWith("'s") || t.endsWith('’s')) ? t.slice(0, -2) : t);
+  }
+  const articles = ELISIONS[language];
+  if (articles === undefined) return undefined;
+  return (t) => {
+    const i = t.search(/['’]/);
+    return i > 0 && articles.has(t.slice(0, i)) ? t.slice(i + 1) : t;
+  };
+}
+
+function runSegmenterFor(language: string): RunSegmenter {
+  if (language === 'zh') return segmentChinese;
+  // ICU needs no locale to find Japanese or Thai words; the index's own locale is a hint only.
+  return icuSegmenter(language === 'ja' || language === 'ko' || language === 'th' ? language : 'und');
+}
+
+class ChainAnalyzer implements Analyzer {
+  private readonly segmentRun: RunSegmenter;
+  private readonly tokenFilter: TokenFilter | undefined;
+  private readonly stopWords: ReadonlySet<string>;
+  private readonly stem: Stem | undefined;
+  private readonly keepLetters: ReadonlySet<string> | undefined;
+
+  constructor(readonly language: string) {
+    this.segmentRun = runSegmenterFor(language);
+    this.tokenFilter = tokenFilterFor(language);
+    this.stopWords = stopWordsFor(language);
+    this.stem = stemmerFor(language);
+    this.keepLetters = lettersKeptFor(language);
+  }
+
+  analyze(text: string): string[] {
+    if (typeof text !== 'string' || text.length === 0) return [];
+    const normalized = prepareForLanguage(normalizeText(text), this.language);
+    const terms: string[] = [];
+    for (let token of tokenizeWords(normalized, this.segmentRun)) {
+      if (this.tokenFilter) token = this.tokenFilter(token);
+      if (token.length === 0 || this.stopWords.has(token)) continue;
+      if (this.stem) token = this.stem(token);
+      token = foldAccents(token, this.keepLetters);
+      if (token.length > 0) terms.push(token);
+    }
+    return terms;
+  }
+}
+
+const analyzers = new Map<string, Analyzer>();
+
+/** The analyzer for `languageCode`; one shared instance per language (they hold no per-call state). */
+export function createAnalyzer(languageCode: string): Analyzer {
+  let analyzer = analyzers.get(languageCode);
+  if (analyzer === undefined) {
+    if (!(ANALYZER_LANGUAGES as readonly string[]).includes(languageCode)) {
+      throw new Error(`unsupported language code "${languageCode}"; supported codes: ${ANALYZER_LANGUAGES.join(', ')}`);
+    }
+    analyzer = new ChainAnalyzer(languageCode);
+    analyzers.set(languageCode, analyzer);
+  }
+  return analyzer;
+}
