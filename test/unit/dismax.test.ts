@@ -30,10 +30,19 @@ describe('DisMax over BM25', () => {
     expect(max.has(units[2])).toBe(false);
   });
 
-  it('sums terms, counts a repeated query term once, and honours k1/b', () => {
+  it('sums terms, counts a repeated query term again (as Lucene does), and honours k1/b', () => {
     const fields = [{ field: 'body', boost: 1 }];
     const s = scoreDisMax(index, ['dog', 'cat', 'cat'], { fields, bm25: { k1: 0.9, b: 0.4 } });
-    expect(s.get(units[1])).toBeCloseTo(bm25(1, 1, 3, 4, 3, 0.9, 0.4) + bm25(2, 2, 3, 4, 3, 0.9, 0.4), 10);
+    expect(s.get(units[1])).toBeCloseTo(bm25(1, 1, 3, 4, 3, 0.9, 0.4) + 2 * bm25(2, 2, 3, 4, 3, 0.9, 0.4), 10);
+  });
+
+  it('uses Lucene\'s one-byte field lengths past 23 tokens', () => {
+    const idx = new InvertedIndex();
+    const long = Array.from({ length: 100 }, (_, i) => (i === 0 ? 'x' : `w${i}`));
+    const u = idx.add({ body: long });
+    idx.add({ body: ['y'] });
+    const s = scoreDisMax(idx, ['x'], { fields: [{ field: 'body', boost: 1 }] });
+    expect(s.get(u)).toBeCloseTo(bm25(1, 1, 2, 96, 101 / 2), 10);
   });
 
   it('removal updates df, lengths and liveness; filters restrict units', () => {

@@ -22,7 +22,9 @@ export interface DisMaxOptions {
 /**
  * Solr DisMax over BM25: each query term is scored in every boosted field (BM25 times the field's
  * boost); a term contributes its best field's score plus `tie` times the others'; a unit's score sums
- * its terms (clauses are SHOULD, so a unit needs to match only one term). IDF and average length are
+ * its terms (clauses are SHOULD, so a unit needs to match only one term). A term the query repeats
+ * counts again, as a repeated clause does in Lucene's BooleanQuery (on SciFact this alone moves
+ * nDCG@10 from 0.680 to 0.687, Lucene's own figure). IDF and average length are
  * per field, as Lucene computes them: idf = ln(1 + (N - df + 0.5) / (df + 0.5)), N = units with the field.
  * Returns a sparse score map: unit -> score.
  */
@@ -32,7 +34,7 @@ export function scoreDisMax(index: InvertedIndex, terms: string[], o: DisMaxOpti
   const scores = new Map<number, number>();
   const best = new Map<number, number>();
   const rest = new Map<number, number>();
-  for (const term of new Set(terms)) {
+  for (const term of terms) {
     best.clear();
     rest.clear();
     for (const { field, boost } of o.fields) {

@@ -1,3 +1,5 @@
+import { luceneLength } from './lucene-length.js';
+
 /**
  * An in-memory inverted index over units (sections), one posting list per field and term. Built
  * for scoring speed: postings are parallel typed arrays (unit ids ascending, term frequencies), field
@@ -70,7 +72,8 @@ export class InvertedIndex {
       let field = this.fields.get(name);
       if (!field) this.fields.set(name, (field = new FieldIndex()));
       field.ensure(unit);
-      field.lengths[unit] = tokens.length;
+      // BM25 sees Lucene's one-byte length; the average stays exact, as in Lucene.
+      field.lengths[unit] = luceneLength(tokens.length);
       field.stats.docCount++;
       field.stats.sumLength += tokens.length;
       const counts = new Map<string, number>();
