@@ -18,9 +18,11 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi/openapi-document.js';
 import { adminRouter } from './routes/admin.js';
+import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
 import { operationsRouter } from './routes/operations.js';
 import { pushDocumentsRouter } from './routes/push-documents.js';
+import { ContentDocumentService } from './services/content-document-service.js';
 import { DocumentWriter } from './services/document-writer.js';
 import { IndexService } from './services/index-service.js';
 import { PushService } from './services/push-service.js';
@@ -74,6 +76,7 @@ export function buildApp(deps: AppDeps): Express {
 
   app.use(['/v1/content', '/v1/admin'], keyed);
   app.use(contentIndexesRouter(indexes));
+  app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
   app.use(adminRouter(storage, indexes, auth));
   app.use(notFound);
   app.use(errorHandler);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
+import { contentDocumentSchema } from '../schemas/content-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
@@ -57,6 +58,20 @@ const paths = {
     post: {
       summary: 'Create or update an index', security: auth, requestBody: { required: true, content: json(indexDefinitionSchema) },
       responses: { '200': ok('Stored', z.object({})), '400': err('Invalid definition or unsupported language'), '409': err('Incompatible field change'), ...common },
+    },
+  },
+  '/v1/content/indexes/{index}/documents': {
+    post: {
+      summary: 'Create or update a document; `fields` are checked against the index schema', security: auth,
+      parameters: [param('index', 'path', 'Index uid')], requestBody: { required: true, content: json(contentDocumentSchema) },
+      responses: { '204': ok('Stored durably; searchable shortly after'), '400': err('A field is unknown or of the wrong type (named in the message)'), '404': err('Unknown index'), ...common },
+    },
+  },
+  '/v1/content/indexes/{index}/documents/{uid}': {
+    delete: {
+      summary: 'Delete a document (204 also when it did not exist)', security: auth,
+      parameters: [param('index', 'path', 'Index uid'), param('uid', 'path', 'Document uid')],
+      responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...common },
     },
   },
   '/v1/admin/keys': {

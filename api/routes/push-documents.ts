@@ -1,4 +1,4 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
 import { requirePermission } from '../middleware/auth.js';
 import {
@@ -6,6 +6,7 @@ import {
 } from '../schemas/push-schemas.js';
 import { validate } from '../schemas/validate.js';
 import type { PushService } from '../services/push-service.js';
+import { sendAccepted } from './send-accepted.js';
 
 const docUid = (raw: unknown) => validate(documentUidSchema, raw, 'invalid_request');
 
@@ -75,15 +76,6 @@ export function pushDocumentsRouter(push: PushService, maxBatch: number): Router
   });
 
   return r;
-}
-
-/**
- * The accepted write's version (its place in the order of all writes) lets a client tell which of
- * its racing requests won; absent when the write changed nothing.
- */
-function sendAccepted(res: Response, version: number | null) {
-  if (version !== null) res.set('X-Quarry-Version', String(version));
-  res.status(204).end();
 }
 
 function checkUid(raw: string): string {

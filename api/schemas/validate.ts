@@ -3,7 +3,8 @@ import { AppError, type ErrorName } from '../../shared/errors/app-error.js';
 
 /** Turns a zod failure into one 400 whose message names every bad field and what was wrong. */
 export function validate<S extends z.ZodType>(schema: S, value: unknown, kind: ErrorName = 'invalid_request'): z.output<S> {
-  const r = schema.safeParse(value);
+  // reportInput: zod 4 leaves the offending value out of issues by default; "missing" needs it.
+  const r = schema.safeParse(value, { reportInput: true });
   if (r.success) return r.data;
   const problems = r.error.issues.slice(0, 10).map((i) => {
     const path = i.path.length ? i.path.join('.') : 'body';
