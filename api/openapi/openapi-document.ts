@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
 import { contentDocumentSchema } from '../schemas/content-schemas.js';
+import { contentSearchResponseSchema, contentSearchSchema } from '../schemas/content-search-schema.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
@@ -72,6 +73,13 @@ const paths = {
       summary: 'Delete a document (204 also when it did not exist)', security: auth,
       parameters: [param('index', 'path', 'Index uid'), param('uid', 'path', 'Document uid')],
       responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...common },
+    },
+  },
+  '/v1/content/search': {
+    post: {
+      summary: 'Search an index: DisMax BM25 over the boosted fields, Solr fq filter, one hit per document with its best section', security: auth,
+      requestBody: { required: true, content: json(contentSearchSchema) },
+      responses: { '200': ok('Hits, best first', contentSearchResponseSchema), '400': err('Bad query, boosting or filter (the message gives the position)'), '404': err('Unknown index'), ...common },
     },
   },
   '/v1/admin/keys': {

@@ -15,20 +15,21 @@ export const embeddingText = (s: { title: string; text: string }) => (s.title ? 
  */
 export function documentSections(fields: Record<string, FieldSpec>, values: Record<string, unknown>): PlainSection[] {
   const title = typeof values.title === 'string' ? values.title.trim() : '';
-  const out: Section[] = [];
+  const out: (Section & { field: string })[] = [];
   for (const [name, spec] of Object.entries(fields)) {
     if (name === 'title') continue;
     for (const value of asStrings(values[name])) {
       if (spec.type === 'html') {
-        out.push(...htmlToSections(value, { fallbackTitle: title, maxSectionChars: MAX_SECTION_CHARS }));
+        out.push(...htmlToSections(value, { fallbackTitle: title, maxSectionChars: MAX_SECTION_CHARS }).map((x) => ({ ...x, field: name })));
       } else if (spec.type === 'text') {
-        out.push(...htmlToSections(`<pre>${escapeHtml(value)}</pre>`, { fallbackTitle: title, maxSectionChars: MAX_SECTION_CHARS }));
+        out.push(...htmlToSections(`<pre>${escapeHtml(value)}</pre>`, { fallbackTitle: title, maxSectionChars: MAX_SECTION_CHARS }).map((x) => ({ ...x, field: name })));
       }
     }
   }
-  if (out.length === 0) out.push({ ord: 0, title, anchor: null, text: '' });
+  if (out.length === 0) out.push({ ord: 0, field: '', title, anchor: null, text: '' });
   return out.map((s, ord) => ({
     ord,
+    field: s.field,
     title: s.title,
     anchor: s.anchor,
     text: s.text,

@@ -15,6 +15,8 @@ export interface SectionPayload {
 
 export interface PlainSection {
   ord: number;
+  /** The schema field the text came from ('' for a title-only document). */
+  field: string;
   title: string;
   anchor: string | null;
   text: string;

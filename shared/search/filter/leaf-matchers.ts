@@ -34,7 +34,8 @@ function mapRange<T extends string | number>(r: FqRange, f: (s: string) => T) {
   return { lower: r.lower === null ? null : f(r.lower), upper: r.upper === null ? null : f(r.upper), includeLower: r.includeLower, includeUpper: r.includeUpper };
 }
 
-const containsRun = (tokens: string[], run: string[]) => {
+/** True when `run` occurs contiguously in `tokens` (a phrase); an empty run matches nothing. */
+export const containsRun = (tokens: string[], run: string[]) => {
   if (run.length === 0) return false; // only stop words: matches nothing, as in Lucene
   outer: for (let i = 0; i + run.length <= tokens.length; i++) {
     for (let j = 0; j < run.length; j++) if (tokens[i + j] !== run[j]) continue outer;

@@ -2,6 +2,7 @@ import type { DocumentRef } from './document-store.js';
 
 export interface SectionRow {
   ord: number;
+  field: string;
   title: string;
   anchor: string | null;
   text: string;
@@ -33,6 +34,16 @@ export interface PublishResult {
  * Keyword and vector index of the sections. publish() swaps a document's keyword and vector
  * entries together; a version older than the live one never replaces it.
  */
+/** A live section as search reads it. */
+export interface SectionView {
+  id: number;
+  uid: string;
+  field: string;
+  title: string;
+  anchor: string | null;
+  text: string;
+}
+
 export interface SearchIndex {
   publish(indexId: number, items: PublishItem[], model: string): PublishResult;
   /** Vectors already computed by `model` for these section hashes, so identical text is not embedded again. */
@@ -40,4 +51,9 @@ export interface SearchIndex {
   keywordSearch(indexId: number, query: string, limit: number): KeywordHit[];
   vectorSearch(indexId: number, vector: Float32Array, limit: number): KeywordHit[];
   ensureIndex(indexId: number): void;
+  /** Live sections of an index (all of them, or of some documents), ordered by document and position. */
+  sections(indexId: number, uids?: string[]): SectionView[];
+  /** Documents published or removed after change `seq`, in order; the log a search engine tails. */
+  changesSince(indexId: number, seq: number, limit: number): { seq: number; uid: string }[];
+  lastChange(): number;
 }

@@ -82,6 +82,13 @@ export const SEARCH_MIGRATIONS: string[] = [
     PRIMARY KEY (index_id, uid)
   ) WITHOUT ROWID;
   `,
+  // Which schema field a section came from (DisMax scores per field), and the log of published
+  // documents that in-memory search engines tail to stay current.
+  `
+  ALTER TABLE sections ADD COLUMN field TEXT NOT NULL DEFAULT '';
+  CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, index_id INTEGER NOT NULL, uid TEXT NOT NULL);
+  CREATE INDEX changes_index ON changes (index_id, seq);
+  `,
 ];
 
 export function migrate(db: Db, migrations: string[]): void {

@@ -1,4 +1,4 @@
-import type { KeywordHit, PublishItem, PublishResult, SearchIndex } from '../ports/search-index.js';
+import type { KeywordHit, PublishItem, PublishResult, SearchIndex, SectionView } from '../ports/search-index.js';
 import type { Statement } from 'better-sqlite3';
 import { immediate, type Db } from './open-database.js';
 
@@ -44,14 +44,25 @@ export class SqliteSearchIndex implements SearchIndex {
       ).pluck(),
       deleteSections: db.prepare(`DELETE FROM sections WHERE index_id = ? AND doc_uid = ?`),
       insertSection: db.prepare(
-        `INSERT INTO sections (index_id, doc_uid, version, ord, title, anchor, text, hash, vector, vector_model)
-         VALUES (@indexId, @uid, @version, @ord, @title, @anchor, @text, @hash, @vector, @model)`,
+        `INSERT INTO sections (index_id, doc_uid, version, ord, field, title, anchor, text, hash, vector, vector_model)
+         VALUES (@indexId, @uid, @version, @ord, @field, @title, @anchor, @text, @hash, @vector, @model)`,
       ),
       vectorByHash: db.prepare<[string, string], Buffer>(
         `SELECT vector FROM sections WHERE hash = ? AND vector_model = ? AND vector IS NOT NULL LIMIT 1`,
       ).pluck(),
       sectionInfo: db.prepare<[number], { doc_uid: string; title: string }>(
         `SELECT doc_uid, title FROM sections WHERE id = ?`,
+      ),
+      logChange: db.prepare(`INSERT INTO changes (index_id, uid) VALUES (?, ?)`),
+      changes: db.prepare<[number, number, number], { seq: number; uid: string }>(
+        `SELECT seq, uid FROM changes WHERE index_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      lastChange: db.prepare<[], number>(`SELECT coalesce(max(seq), 0) FROM changes`).pluck(),
+      allSections: db.prepare<[number], SectionView>(
+        `SELECT id, doc_uid AS uid, field, title, anchor, text FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
+      ),
+      docSections: db.prepare<[number, string], SectionView>(
+        `SELECT id, doc_uid AS uid, field, title, anchor, text FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
       ),
       vectors: db.prepare<[number], { id: number; doc_uid: string; title: string; vector: Buffer }>(
         `SELECT id, doc_uid, title, vector FROM sections WHERE index_id = ? AND vector IS NOT NULL`,
@@ -95,12 +106,26 @@ export class SqliteSearchIndex implements SearchIndex {
     this.q.deleteSections.run(indexId, item.uid);
     for (const s of item.sections ?? []) {
       const { lastInsertRowid } = this.q.insertSection.run({
-        indexId, uid: item.uid, version: item.version, ord: s.ord, title: s.title, anchor: s.anchor,
+        indexId, uid: item.uid, version: item.version, ord: s.ord, field: s.field, title: s.title, anchor: s.anchor,
         text: s.text, hash: s.hash, vector: s.vector ? toBlob(s.vector) : null, model: s.vector ? model : null,
       });
       ftsInsert.run(lastInsertRowid, s.title, s.text);
     }
     this.q.setLive.run(indexId, item.uid, item.version, item.sections === null ? 1 : 0);
+    this.q.logChange.run(indexId, item.uid);
+  }
+
+  sections(indexId: number, uids?: string[]): SectionView[] {
+    if (!uids) return this.q.allSections.all(indexId);
+    return uids.flatMap((u) => this.q.docSections.all(indexId, u));
+  }
+
+  changesSince(indexId: number, seq: number, limit: number) {
+    return this.q.changes.all(indexId, seq, limit);
+  }
+
+  lastChange(): number {
+    return this.q.lastChange.get() as number;
   }
 
   reusableVectors(hashes: string[], model: string): Map<string, Float32Array> {

@@ -1,0 +1,14 @@
+import { Router } from 'express';
+import { requirePermission } from '../middleware/auth.js';
+import { contentSearchSchema } from '../schemas/content-search-schema.js';
+import { validate } from '../schemas/validate.js';
+import type { ContentSearchService } from '../services/content-search-service.js';
+
+/** POST /v1/content/search (API.md section C). */
+export function contentSearchRouter(search: ContentSearchService): Router {
+  const r = Router();
+  r.post('/v1/content/search', requirePermission('read', 'index_uid'), (req, res) => {
+    res.json(search.search(validate(contentSearchSchema, req.body ?? {})));
+  });
+  return r;
+}

@@ -1,0 +1,92 @@
+import { AppError } from '../../shared/errors/app-error.js';
+import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
+import type { IndexState } from '../../shared/search/engine/index-state.js';
+import { compileFilter, FilterFieldError, type Predicate } from '../../shared/search/filter/compile-filter.js';
+import { containsRun } from '../../shared/search/filter/leaf-matchers.js';
+import { FilterSyntaxError } from '../../shared/search/query/fq-lexer.js';
+import { parseFilter } from '../../shared/search/query/fq-parser.js';
+import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../../shared/search/query/qf-parser.js';
+import { scoreDisMax } from '../../shared/search/rank/dismax.js';
+import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
+
+/** Content search: DisMax BM25 over the boosted fields, Solr fq filters, one hit per document. */
+export class ContentSearchService {
+  constructor(private readonly engine: ContentEngine) {}
+
+  search(req: ContentSearchRequest) {
+    const state = this.engine.state(req.index_uid);
+    if (!state) throw new AppError('index_not_found', `Index '${req.index_uid}' does not exist`);
+    const fields = this.boostedFields(state, req.boosting);
+    const filter = this.filter(state, req.filter);
+    for (const f of req.fields) {
+      if (!state.index.fields[f]) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
+    }
+    const { terms, phrases } = this.parseQuery(state, req.query);
+    const allowed = new Map<string, boolean>();
+    const docOk = (uid: string) => {
+      let ok = allowed.get(uid);
+      if (ok === undefined) {
+        ok = filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) }) &&
+          phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
+        allowed.set(uid, ok);
+      }
+      return ok;
+    };
+
+    const best = new Map<string, { unit: number; score: number }>();
+    if (terms.length === 0) {
+      for (const [uid, units] of state.docUnits) if (docOk(uid)) best.set(uid, { unit: units[0], score: 0 });
+    } else {
+      const scores = scoreDisMax(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: (u) => docOk(state.units[u].uid) });
+      for (const [unit, score] of scores) {
+        const uid = state.units[unit].uid;
+        const prev = best.get(uid);
+        if (!prev || score > prev.score || (score === prev.score && unit < prev.unit)) best.set(uid, { unit, score });
+      }
+    }
+    const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
+    return {
+      results: ranked.map(([uid, { unit, score }]) => ({
+        uid,
+        section: state.units[unit].section.text,
+        fields: Object.fromEntries(req.fields.filter((f) => state.docFields.get(uid)?.[f] !== undefined).map((f) => [f, state.docFields.get(uid)![f]])),
+        score,
+      })),
+    };
+  }
+
+  private boostedFields(state: IndexState, boosting: string): FieldBoost[] {
+    let fields: FieldBoost[];
+    try {
+      fields = parseBoosting(boosting);
+    } catch (err) {
+      if (err instanceof BoostingSyntaxError) throw new AppError('invalid_request', `Invalid request: boosting: ${err.message}`, { position: err.position });
+      throw err;
+    }
+    for (const { field } of fields) {
+      const type = state.index.fields[field]?.type;
+      if (type !== 'text' && type !== 'html') {
+        const text = Object.entries(state.index.fields).filter(([, s]) => s.type === 'text' || s.type === 'html').map(([n]) => n);
+        throw new AppError('invalid_request', `Invalid request: boosting: '${field}' is not a text or html field of index '${state.index.uid}'; boost one of: ${text.join(', ')}`, { position: boosting.indexOf(field) });
+      }
+    }
+    return fields;
+  }
+
+  private filter(state: IndexState, filter: string): Predicate {
+    try {
+      return compileFilter(parseFilter(filter), { fields: state.index.fields, analyzer: state.analyzer, now: new Date() });
+    } catch (err) {
+      if (err instanceof FilterSyntaxError || err instanceof FilterFieldError) {
+        throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
+      }
+      throw err;
+    }
+  }
+
+  /** Terms of the whole query score; a quoted phrase must also occur as written in a boosted field. */
+  private parseQuery(state: IndexState, query: string) {
+    const phrases = [...query.matchAll(/"([^"]*)"/g)].map((m) => state.analyzer.analyze(m[1])).filter((r) => r.length > 1);
+    return { terms: state.analyzer.analyze(query.replace(/"/g, ' ')), phrases };
+  }
+}

@@ -1,0 +1,69 @@
+import type { IndexRecord } from '../../indexes/index-schema.js';
+import type { DocumentFields } from '../../storage/ports/document-store.js';
+import type { SectionView } from '../../storage/ports/search-index.js';
+import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
+import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
+
+export interface Unit {
+  uid: string;
+  section: SectionView;
+  terms: UnitTerms;
+}
+
+/**
+ * One index, in memory: the inverted index over its sections (units), and per document its units,
+ * its stored fields (filters and projections read them) and, lazily, the analysed terms of its text
+ * fields (text filters read those).
+ */
+export class IndexState {
+  readonly inverted = new InvertedIndex();
+  readonly units: Unit[] = [];
+  readonly docUnits = new Map<string, number[]>();
+  readonly docFields = new Map<string, DocumentFields>();
+  private readonly docTerms = new Map<string, Map<string, string[]>>();
+  readonly analyzer: Analyzer;
+  seq = 0;
+
+  constructor(readonly index: IndexRecord) {
+    this.analyzer = createAnalyzer(index.languageCode);
+  }
+
+  /** Replaces a document's units; `sections` empty and `fields` null removes it. */
+  setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null): void {
+    for (const u of this.docUnits.get(uid) ?? []) this.inverted.remove(u, this.units[u].terms);
+    this.docUnits.delete(uid);
+    this.docFields.delete(uid);
+    this.docTerms.delete(uid);
+    if (!fields || sections.length === 0) return;
+    const title = typeof fields.title === 'string' && this.index.fields.title ? this.analyzer.analyze(fields.title) : null;
+    const ids: number[] = [];
+    for (const section of sections) {
+      const terms: UnitTerms = {};
+      if (section.field) terms[section.field] = this.analyzer.analyze(section.text);
+      // The title applies to every section of its document, so `title^2` lifts all of them.
+      if (title && section.field !== 'title') terms.title = title;
+      const unit = this.inverted.add(terms);
+      this.units[unit] = { uid, section, terms };
+      ids.push(unit);
+    }
+    this.docUnits.set(uid, ids);
+    this.docFields.set(uid, fields);
+  }
+
+  termsOf(uid: string, field: string): string[] {
+    let perDoc = this.docTerms.get(uid);
+    if (!perDoc) this.docTerms.set(uid, (perDoc = new Map()));
+    let terms = perDoc.get(field);
+    if (!terms) {
+      // A sectioned field's terms are its sections' (markup already gone); others are analysed here.
+      const units = (this.docUnits.get(uid) ?? []).map((u) => this.units[u]).filter((u) => u.section.field === field);
+      if (units.length) terms = units.flatMap((u) => u.terms[field] ?? []);
+      else {
+        const v = this.docFields.get(uid)?.[field];
+        terms = (Array.isArray(v) ? v : [v]).filter((t): t is string => typeof t === 'string').flatMap((t) => this.analyzer.analyze(t));
+      }
+      perDoc.set(field, terms);
+    }
+    return terms;
+  }
+}

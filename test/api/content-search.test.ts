@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+
+let svc: TestService;
+const schema = { fields: { title: { type: 'text' }, body: { type: 'html' }, status: { type: 'string' }, price: { type: 'float' } } };
+const docs = [
+  { uid: 'a', fields: { title: 'Trail running shoes', body: '<h2>Grip</h2><p>Deep lugs for mud.</p><h2>Fit</h2><p>Wide toe box.</p>', status: 'published', price: 90 } },
+  { uid: 'b', fields: { title: 'Road shoes', body: '<p>Light and fast on asphalt running.</p>', status: 'draft', price: 120 } },
+  { uid: 'c', fields: { title: 'Trail map', body: '<p>Maps of mountain trails and huts.</p>', status: 'published', price: 12 } },
+];
+
+const settled = () => waitFor(async () => {
+  const p = (await svc.call('GET', '/v1/admin/indexes/shop')).body.progress;
+  return p.pending === 0 && p.pending_deletes === 0 ? p : null;
+});
+const search = (body: Record<string, unknown>) => svc.call('POST', '/v1/content/search', { index_uid: 'shop', boosting: 'title^2 body^1', filter: '', fields: [], ...body });
+const uids = (r: { body: { results: { uid: string }[] } }) => r.body.results.map((x) => x.uid);
+
+beforeAll(async () => {
+  svc = await startTestService();
+  await svc.call('POST', '/v1/content/indexes', { uid: 'shop', language_code: 'en', schema });
+  for (const d of docs) expect((await svc.call('POST', '/v1/content/indexes/shop/documents', d)).status).toBe(204);
+  await settled();
+});
+afterAll(() => svc.close());
+
+describe('POST /v1/content/search', () => {
+  it('ranks with field boosts, one hit per document with its best section, projecting fields', async () => {
+    const r = await search({ query: 'trail lugs', fields: ['price'] });
+    expect(r.status).toBe(200);
+    expect(uids(r)).toEqual(['a', 'c']);
+    expect(r.body.results[0].section).toBe('Deep lugs for mud.');
+    expect(r.body.results[0].fields).toEqual({ price: 90 });
+  });
+
+  it('filters with Solr fq without changing scores', async () => {
+    const all = await search({ query: 'running' });
+    const filtered = await search({ query: 'running', filter: 'status:published' });
+    expect(uids(filtered)).toEqual(['a']);
+    expect(filtered.body.results[0].score).toBe(all.body.results.find((x: { uid: string }) => x.uid === 'a').score);
+    expect(uids(await search({ query: 'shoes', filter: '-status:draft AND price:[* TO 100]' }))).toEqual(['a']);
+    expect(uids(await search({ query: '', filter: 'status:published' }))).toEqual(['a', 'c']);
+  });
+
+  it('quoted phrases must occur as written', async () => {
+    expect(uids(await search({ query: '"mountain trails"' }))).toEqual(['c']);
+    expect(uids(await search({ query: '"trails mountain"' }))).toEqual([]);
+  });
+
+  it('sees updates and deletes', async () => {
+    await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'b', fields: { title: 'Road shoes', body: '<p>Now with lugs.</p>', status: 'draft', price: 120 } });
+    await svc.call('DELETE', '/v1/content/indexes/shop/documents/c');
+    await settled();
+    expect(uids(await search({ query: 'lugs' })).sort()).toEqual(['a', 'b']);
+    expect(uids(await search({ query: 'map' }))).toEqual([]);
+  });
+
+  it.each([
+    [{ boosting: 'title^' }, /boosting: Invalid boosting at position 6/],
+    [{ boosting: 'status^2' }, /'status' is not a text or html field/],
+    [{ filter: 'status:(a OR' }, /filter: Invalid filter at position \d+/],
+    [{ filter: 'colour:red' }, /unknown field 'colour'/],
+    [{ fields: ['colour'] }, /fields: 'colour' is not a field/],
+    [{ limit: 1001 }, /limit: must be between 1 and 1000/],
+  ])('400 with the position or field: %j', async (body, message) => {
+    const r = await search({ query: 'x', ...body });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(message);
+  });
+
+  it('404 for an unknown index', async () => {
+    expect((await search({ index_uid: 'nope', query: 'x' })).status).toBe(404);
+  });
+});
