@@ -1,0 +1,139 @@
+/**
+ * `npm run eval`: retrieval quality on a BEIR-format dataset, through Quarry's public HTTP interface.
+ * Loads the corpus into a fresh index (content interface, API.md section C), waits until it is indexed,
+ * runs every judged query through POST /v1/content/search for each boosting, and prints nDCG@10 and
+ * Recall@100 (trec_eval definitions, see scripts/eval/metrics.ts). Writes bench-results/eval-<dataset>.json.
+ *
+ * Starts a private Redis, API and worker (removed at the end and on Ctrl-C) unless --url is given.
+ * Options: see scripts/eval/args.ts (`npm run eval -- --help`).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { makeTarget, type Target } from './bench/http-load.js';
+import { Cleanup, startStack, type Stack } from './bench/processes.js';
+import { round } from './bench/stats.js';
+import { parseEvalArgs, USAGE, type EvalSettings } from './eval/args.js';
+import { loadDataset, type Dataset } from './eval/dataset.js';
+import { evaluate } from './eval/metrics.js';
+import { createContentIndex, pushCorpus, runQueries, waitIndexed } from './eval/quarry-eval-client.js';
+import { boostingResult, resultsTable, type BoostingResult, type Timings } from './eval/report.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const say = (m: string) => console.error(`[eval] ${m}`);
+
+/** A fresh index uid: dataset name plus time, within the 64-character [A-Za-z0-9_-] rule. */
+const indexUid = (ds: Dataset) => `eval-${ds.name.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 40)}-${Date.now().toString(36)}`;
+
+async function loadIndex(api: Target, ds: Dataset, settings: EvalSettings, index: string, assertAlive: () => void): Promise<Timings> {
+  await createContentIndex(api, index, settings.language);
+  say(`index ${index} (language ${settings.language}): pushing ${ds.corpus.length} documents, ${settings.concurrency} at a time`);
+  const t0 = performance.now();
+  const pushMs = await pushCorpus(api, index, ds, settings.concurrency, (n) => say(`  pushed ${n}`));
+  const pushedAt = performance.now();
+  say(`pushed in ${(pushMs / 1000).toFixed(1)} s; waiting until indexed`);
+  await waitIndexed(api, index, ds.corpus.length, {
+    assertAlive,
+    onPoll: (p) => say(`  indexed ${p.indexed} of ${ds.corpus.length} (pending ${p.pending})`),
+  });
+  const done = performance.now();
+  return {
+    documents: ds.corpus.length,
+    pushSeconds: round(pushMs / 1000, 1),
+    indexSeconds: round((done - t0) / 1000, 1),
+    indexAfterPushSeconds: round((done - pushedAt) / 1000, 1),
+  };
+}
+
+async function main() {
+  let settings: EvalSettings;
+  try {
+    settings = parseEvalArgs(process.argv.slice(2), root);
+  } catch (err) {
+    console.error(`[eval] ${(err as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const cleanup = new Cleanup();
+  let interrupted = false;
+  const onSignal = (sig: string) => {
+    if (interrupted) process.exit(1);
+    interrupted = true;
+    say(`${sig}: cleaning up`);
+    void cleanup.run().then(() => process.exit(130));
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+  let stack: Stack | undefined;
+  try {
+    const ds = loadDataset(settings.dataset, settings.split, (m) => say(`warning: ${m}`));
+    say(`${ds.name}/${ds.split}: ${ds.corpus.length} documents, ${ds.queries.length} judged queries`);
+    let baseUrl: string;
+    let key: string;
+    let assertAlive = () => {};
+    if (settings.url) {
+      baseUrl = settings.url;
+      key = settings.key!;
+      say(`using the running instance at ${baseUrl}`);
+    } else {
+      say('starting a private redis, API and worker');
+      stack = await startStack(root, cleanup);
+      baseUrl = stack.baseUrl;
+      key = stack.masterKey;
+      assertAlive = () => stack!.assertAlive();
+    }
+    const api = makeTarget(baseUrl, { 'x-api-key': key }, Math.max(settings.concurrency, 16));
+    cleanup.add('close client sockets', () => api.agent.destroy());
+
+    const index = indexUid(ds);
+    const timings = await loadIndex(api, ds, settings, index, assertAlive);
+    say(`indexed in ${timings.indexSeconds} s from the first push (${timings.indexAfterPushSeconds} s after the last)`);
+
+    const results: BoostingResult[] = [];
+    for (const boosting of settings.boostings) {
+      say(`searching ${ds.queries.length} queries, boosting "${boosting}"${settings.bm25 ? `, bm25 ${JSON.stringify(settings.bm25)}` : ''}`);
+      const search = await runQueries(api, index, ds, boosting, settings.bm25, settings.concurrency);
+      if (search.errors) say(`warning: ${search.errors} searches failed (scored as 0), e.g. ${search.errorSamples[0]}`);
+      results.push(boostingResult(settings, boosting, ds.queries.length, search, evaluate(search.run, ds.qrels), ds.name));
+      assertAlive();
+    }
+
+    console.log(`\n${resultsTable(ds.name, ds.split, timings, results)}\n`);
+    if (stack) {
+      for (const c of [stack.api, stack.worker]) {
+        if (c.lines.length) say(`${c.name} printed ${c.lines.length} line(s) at warn or above; first: ${c.lines[0].slice(0, 300)}`);
+      }
+    }
+    const out = {
+      timestamp: new Date().toISOString(),
+      dataset: { name: ds.name, dir: ds.dir, split: ds.split, documents: ds.corpus.length, queries: ds.queries.length, judgedQueries: ds.qrels.size },
+      settings: {
+        language: settings.language, boostings: settings.boostings, bm25Sent: settings.bm25, concurrency: settings.concurrency,
+        instance: settings.url ?? 'private stack (redis, API, one worker; default settings)', index,
+        searchBody: { index_uid: index, query: '<query text>', boosting: '<boosting>', filter: '', fields: [], limit: 100, ...(settings.bm25 && { bm25: settings.bm25 }) },
+        metrics: 'trec_eval ndcg_cut.10 and recall.100; mean over queries with >= 1 relevant document; repeated uids count once',
+      },
+      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version },
+      timings,
+      results,
+    };
+    mkdirSync(join(root, 'bench-results'), { recursive: true });
+    const file = join('bench-results', `eval-${ds.name}.json`);
+    writeFileSync(join(root, file), `${JSON.stringify(out, null, 2)}\n`);
+    say(`wrote ${file}`);
+  } catch (err) {
+    process.exitCode = 1;
+    if (interrupted) return;
+    console.error(`[eval] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    if (stack) {
+      for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
+    }
+  } finally {
+    await cleanup.run();
+  }
+}
+
+await main();
