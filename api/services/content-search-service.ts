@@ -26,18 +26,20 @@ export class ContentSearchService {
     const docOk = (uid: string) => {
       let ok = allowed.get(uid);
       if (ok === undefined) {
-        ok = filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) }) &&
+        ok = (!filter || filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) })) &&
           phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
         allowed.set(uid, ok);
       }
       return ok;
     };
+    // Without a filter or phrase every unit is allowed: skip the per-posting check.
+    const restricted = filter !== null || phrases.length > 0;
 
     const best = new Map<string, { unit: number; score: number }>();
     if (terms.length === 0) {
-      for (const [uid, units] of state.docUnits) if (docOk(uid)) best.set(uid, { unit: units[0], score: 0 });
+      for (const [uid, units] of state.docUnits) if (!restricted || docOk(uid)) best.set(uid, { unit: units[0], score: 0 });
     } else {
-      const scores = scoreDisMax(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: (u) => docOk(state.units[u].uid) });
+      const scores = scoreDisMax(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? (u) => docOk(state.units[u].uid) : undefined });
       for (const [unit, score] of scores) {
         const uid = state.units[unit].uid;
         const prev = best.get(uid);
@@ -73,9 +75,12 @@ export class ContentSearchService {
     return fields;
   }
 
-  private filter(state: IndexState, filter: string): Predicate {
+  /** The compiled filter, or null when it lets everything through. */
+  private filter(state: IndexState, filter: string): Predicate | null {
     try {
-      return compileFilter(parseFilter(filter), { fields: state.index.fields, analyzer: state.analyzer, now: new Date() });
+      const node = parseFilter(filter);
+      if (node.kind === 'all') return null;
+      return compileFilter(node, { fields: state.index.fields, analyzer: state.analyzer, now: new Date() });
     } catch (err) {
       if (err instanceof FilterSyntaxError || err instanceof FilterFieldError) {
         throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
