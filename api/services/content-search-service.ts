@@ -6,7 +6,7 @@ import { containsRun } from '../../shared/search/filter/leaf-matchers.js';
 import { FilterSyntaxError } from '../../shared/search/query/fq-lexer.js';
 import { parseFilter } from '../../shared/search/query/fq-parser.js';
 import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../../shared/search/query/qf-parser.js';
-import { scoreDisMax } from '../../shared/search/rank/dismax.js';
+import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
 import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
 
 /** Content search: DisMax BM25 over the boosted fields, Solr fq filters, one hit per document. */
@@ -39,11 +39,13 @@ export class ContentSearchService {
     if (terms.length === 0) {
       for (const [uid, units] of state.docUnits) if (!restricted || docOk(uid)) best.set(uid, { unit: units[0], score: 0 });
     } else {
-      const scores = scoreDisMax(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? (u) => docOk(state.units[u].uid) : undefined });
-      for (const [unit, score] of scores) {
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? (u) => docOk(state.units[u].uid) : undefined });
+      // Best units first: the first unit seen of a document is its best section; stop at `limit` documents.
+      units.sort((a, c) => scores[c] - scores[a] || a - c);
+      for (const unit of units) {
         const uid = state.units[unit].uid;
-        const prev = best.get(uid);
-        if (!prev || score > prev.score || (score === prev.score && unit < prev.unit)) best.set(uid, { unit, score });
+        if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
+        if (best.size >= req.limit) break;
       }
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
