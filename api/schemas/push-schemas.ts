@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDate } from '../../shared/indexes/document-schema.js';
 
 export const documentUidSchema = z
   .string()
@@ -16,10 +17,6 @@ const httpUrl = z
       return false;
     }
   }, 'must be an absolute http(s) URL');
-
-const isoDate = z
-  .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time');
 
 /** Body of PUT /v2/indexes/{index_uid}/documents/{document_uid}. Unknown fields are refused so typos surface. */
 export const pushDocumentSchema = z.strictObject({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { FieldSpec, FieldType } from './index-schema.js';
 
-const isoDate = z
+/** ISO 8601 date or date-time, as `date` fields and `last_modified` take them. */
+export const isoDate = z
   .string()
   .refine((s) => /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time');
 
