@@ -56,15 +56,7 @@ async function waitWorkerReady(ctx: Pick<Ctx, 'api' | 'stack' | 'probe'>) {
 async function main() {
   const settings = settingsFromArgs();
   const cleanup = new Cleanup();
-  let interrupted = false;
-  const onSignal = (sig: string) => {
-    if (interrupted) process.exit(1);
-    interrupted = true;
-    say(`${sig}: cleaning up`);
-    void cleanup.run().then(() => process.exit(130));
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  cleanup.onSignals(say);
 
   let stack: Ctx['stack'] | undefined;
   try {
@@ -111,7 +103,7 @@ async function main() {
     say('wrote bench-results/push.json');
   } catch (err) {
     process.exitCode = 1;
-    if (interrupted) return; // the processes were stopped under the running step; its error says nothing
+    if (cleanup.interrupted) return; // the processes were stopped under the running step; its error says nothing
     console.error(`[bench] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
     if (stack) {
       for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);

@@ -57,15 +57,7 @@ async function main() {
     return;
   }
   const cleanup = new Cleanup();
-  let interrupted = false;
-  const onSignal = (sig: string) => {
-    if (interrupted) process.exit(1);
-    interrupted = true;
-    say(`${sig}: cleaning up`);
-    void cleanup.run().then(() => process.exit(130));
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  cleanup.onSignals(say);
 
   let stack: Stack | undefined;
   try {
@@ -126,7 +118,7 @@ async function main() {
     say(`wrote ${file}`);
   } catch (err) {
     process.exitCode = 1;
-    if (interrupted) return;
+    if (cleanup.interrupted) return;
     console.error(`[eval] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
     if (stack) {
       for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);

@@ -17,6 +17,25 @@ export class Cleanup {
   add(what: string, fn: () => unknown) {
     this.steps.push({ what, fn });
   }
+  private interruptedBy: string | null = null;
+
+  /** Ctrl-C or SIGTERM cleans up and exits (130); a second signal exits at once. */
+  onSignals(say: (m: string) => void): void {
+    const handler = (sig: string) => {
+      if (this.interruptedBy) process.exit(1);
+      this.interruptedBy = sig;
+      say(`${sig}: cleaning up`);
+      void this.run().then(() => process.exit(130));
+    };
+    process.on('SIGINT', () => handler('SIGINT'));
+    process.on('SIGTERM', () => handler('SIGTERM'));
+  }
+
+  /** True once a signal started the cleanup: errors of the step it cut short mean nothing. */
+  get interrupted(): boolean {
+    return this.interruptedBy !== null;
+  }
+
   /** Runs every step once, last added first; a second caller waits for the same run. */
   run(): Promise<void> {
     this.running ??= this.runSteps();

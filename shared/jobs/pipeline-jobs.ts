@@ -1,4 +1,5 @@
 import type { DocumentRef } from '../storage/ports/document-store.js';
+import type { SectionRow } from '../storage/ports/search-index.js';
 
 /**
  * The ingestion pipeline: section -> embed -> index. One job carries a batch of documents of one
@@ -13,15 +14,8 @@ export interface SectionPayload {
   docs: DocumentRef[];
 }
 
-export interface PlainSection {
-  ord: number;
-  /** The schema field the text came from ('' for a title-only document). */
-  field: string;
-  title: string;
-  anchor: string | null;
-  text: string;
-  hash: string;
-}
+/** A section as it travels before embedding: the stored row without its vector. */
+export type PlainSection = Omit<SectionRow, 'vector'>;
 
 export interface SectionedDoc extends DocumentRef {
   /** null: the document was deleted. */

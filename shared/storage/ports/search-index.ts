@@ -2,6 +2,7 @@ import type { DocumentRef } from './document-store.js';
 
 export interface SectionRow {
   ord: number;
+  /** The schema field the text came from ('' for a title-only document). */
   field: string;
   title: string;
   anchor: string | null;
