@@ -4,6 +4,8 @@ import { newJobId } from '../shared/jobs/job-id.js';
 import { isJobAlive, type PipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 
+const CHANGE_LOG_KEEP = 200_000;
+
 export interface ReconcilerOptions {
   prefix: string;
   batchSize: number;
@@ -56,6 +58,8 @@ export class Reconciler {
         }
       }
       if (requeued) this.log.info({ requeued }, 'reconciler re-enqueued pending documents');
+      // Search engines tail this log; one that falls further behind reloads its index instead.
+      this.storage.search.pruneChanges(CHANGE_LOG_KEEP);
       return requeued;
     } finally {
       await this.redis.del(lockKey);

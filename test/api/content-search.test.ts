@@ -55,6 +55,15 @@ describe('POST /v1/content/search', () => {
     expect(uids(await search({ query: 'map' }))).toEqual([]);
   });
 
+  it('reloads an index whose change log was pruned past what it had read', async () => {
+    await search({ query: 'lugs' }); // the engine has read the log up to now
+    await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'd', fields: { title: 'Gaiters', body: '<p>Keep scree out.</p>', status: 'published', price: 30 } });
+    await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'e', fields: { title: 'Poles', body: '<p>Carbon scree poles.</p>', status: 'published', price: 80 } });
+    await settled();
+    expect(svc.storage.search.pruneChanges(0)).toBeGreaterThan(0);
+    expect(uids(await search({ query: 'scree' })).sort()).toEqual(['d', 'e']);
+  });
+
   it.each([
     [{ boosting: 'title^' }, /boosting: Invalid boosting at position 6/],
     [{ boosting: 'status^2' }, /'status' is not a text or html field/],

@@ -17,7 +17,8 @@ export class ContentEngine {
     const index = this.storage.indexes.get(indexUid);
     if (!index) return null;
     let state = this.states.get(index.id);
-    if (!state || state.index.updatedAt !== index.updatedAt) {
+    // A new definition, or a log pruned past what this copy has read: load the index afresh.
+    if (!state || state.index.updatedAt !== index.updatedAt || state.seq < this.storage.search.firstChange() - 1) {
       const loaded = this.load(index.id);
       if (!loaded) return null;
       this.states.set(index.id, (state = loaded));

@@ -57,4 +57,8 @@ export interface SearchIndex {
   /** Documents published or removed after change `seq`, in order; the log a search engine tails. */
   changesSince(indexId: number, seq: number, limit: number): { seq: number; uid: string }[];
   lastChange(): number;
+  /** Oldest change still in the log (0 when empty): a reader behind it must reload from scratch. */
+  firstChange(): number;
+  /** Drops all but the newest `keep` entries of the change log. */
+  pruneChanges(keep: number): number;
 }

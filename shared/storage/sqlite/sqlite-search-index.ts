@@ -58,6 +58,9 @@ export class SqliteSearchIndex implements SearchIndex {
         `SELECT seq, uid FROM changes WHERE index_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       ),
       lastChange: db.prepare<[], number>(`SELECT coalesce(max(seq), 0) FROM changes`).pluck(),
+      firstChange: db.prepare<[], number>(`SELECT coalesce(min(seq), 0) FROM changes`).pluck(),
+      // The newest entry always stays, so a reader can tell "nothing new" from "pruned past me".
+      prune: db.prepare(`DELETE FROM changes WHERE seq < (SELECT max(seq) FROM changes) AND seq <= (SELECT max(seq) FROM changes) - ?`),
       allSections: db.prepare<[number], SectionView>(
         `SELECT id, doc_uid AS uid, field, title, anchor, text FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
       ),
@@ -126,6 +129,14 @@ export class SqliteSearchIndex implements SearchIndex {
 
   lastChange(): number {
     return this.q.lastChange.get() as number;
+  }
+
+  firstChange(): number {
+    return this.q.firstChange.get() as number;
+  }
+
+  pruneChanges(keep: number): number {
+    return immediate(this.db, () => this.q.prune.run(keep).changes);
   }
 
   reusableVectors(hashes: string[], model: string): Map<string, Float32Array> {
