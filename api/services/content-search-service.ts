@@ -7,6 +7,7 @@ import { FilterSyntaxError } from '../../shared/search/query/fq-lexer.js';
 import { parseFilter } from '../../shared/search/query/fq-parser.js';
 import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../../shared/search/query/qf-parser.js';
 import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
+import { topUnits } from '../../shared/search/rank/top-units.js';
 import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
 
 /** Content search: DisMax BM25 over the boosted fields, Solr fq filters, one hit per document. */
@@ -22,30 +23,35 @@ export class ContentSearchService {
       if (!state.index.fields[f]) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
     }
     const { terms, phrases } = this.parseQuery(state, req.query);
-    const allowed = new Map<string, boolean>();
-    const docOk = (uid: string) => {
-      let ok = allowed.get(uid);
-      if (ok === undefined) {
-        ok = (!filter || filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) })) &&
-          phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
-        allowed.set(uid, ok);
-      }
-      return ok;
+    const filterOk = (uid: string) => !filter || filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) });
+    const phraseOk = (uid: string) => phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
+    // Filters with NOW change meaning over time: only the others are cached across queries.
+    const verdicts = state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null);
+    const phraseVerdicts = new Int8Array(phrases.length ? state.inverted.unitCount : 0);
+    const allow = (u: number) => {
+      if (verdicts[u] === 0) verdicts[u] = filterOk(state.units[u].uid) ? 1 : -1;
+      if (verdicts[u] < 0 || phrases.length === 0) return verdicts[u] === 1;
+      if (phraseVerdicts[u] === 0) phraseVerdicts[u] = phraseOk(state.units[u].uid) ? 1 : -1;
+      return phraseVerdicts[u] === 1;
     };
     // Without a filter or phrase every unit is allowed: skip the per-posting check.
     const restricted = filter !== null || phrases.length > 0;
 
     const best = new Map<string, { unit: number; score: number }>();
     if (terms.length === 0) {
-      for (const [uid, units] of state.docUnits) if (!restricted || docOk(uid)) best.set(uid, { unit: units[0], score: 0 });
+      for (const [uid, units] of state.docUnits) if (!restricted || allow(units[0])) best.set(uid, { unit: units[0], score: 0 });
     } else {
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? (u) => docOk(state.units[u].uid) : undefined });
-      // Best units first: the first unit seen of a document is its best section; stop at `limit` documents.
-      units.sort((a, c) => scores[c] - scores[a] || a - c);
-      for (const unit of units) {
-        const uid = state.units[unit].uid;
-        if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
-        if (best.size >= req.limit) break;
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined });
+      // Best units first: the first unit seen of a document is its best section. A few times `limit`
+      // units nearly always hold `limit` documents; when they don't, rank them all.
+      for (const k of [req.limit * 4, units.length]) {
+        best.clear();
+        for (const unit of topUnits(units, scores, k)) {
+          const uid = state.units[unit].uid;
+          if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
+          if (best.size >= req.limit) break;
+        }
+        if (best.size >= req.limit || k >= units.length) break;
       }
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);

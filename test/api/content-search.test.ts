@@ -55,6 +55,14 @@ describe('POST /v1/content/search', () => {
     expect(uids(await search({ query: 'map' }))).toEqual([]);
   });
 
+  it('a repeated filter answers from its cache until the index changes', async () => {
+    const q = { query: 'shoes', filter: 'status:draft' };
+    expect(uids(await search(q))).toEqual(['b']);
+    await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'b', fields: { title: 'Road shoes', body: '<p>Now with lugs.</p>', status: 'published', price: 120 } });
+    await settled();
+    expect(uids(await search(q))).toEqual([]);
+  });
+
   it('reloads an index whose change log was pruned past what it had read', async () => {
     await search({ query: 'lugs' }); // the engine has read the log up to now
     await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'd', fields: { title: 'Gaiters', body: '<p>Keep scree out.</p>', status: 'published', price: 30 } });

@@ -23,6 +23,12 @@ export class IndexState {
   private readonly docTerms = new Map<string, Map<string, string[]>>();
   readonly analyzer: Analyzer;
   seq = 0;
+  /**
+   * Per filter string, each unit's verdict (0 not yet known, 1 passes, -1 fails), filled lazily by
+   * queries, like Solr's filterCache: apps send the same few filters again and again. Any change to
+   * the index empties it.
+   */
+  private readonly filterCache = new Map<string, Int8Array>();
 
   constructor(readonly index: IndexRecord) {
     this.analyzer = createAnalyzer(index.languageCode);
@@ -30,6 +36,7 @@ export class IndexState {
 
   /** Replaces a document's units; `sections` empty and `fields` null removes it. */
   setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null): void {
+    this.filterCache.clear();
     for (const u of this.docUnits.get(uid) ?? []) this.inverted.remove(u, this.units[u].terms);
     this.docUnits.delete(uid);
     this.docFields.delete(uid);
@@ -48,6 +55,17 @@ export class IndexState {
     }
     this.docUnits.set(uid, ids);
     this.docFields.set(uid, fields);
+  }
+
+  /** The verdict array for a filter, shared across queries (or a fresh one when `key` is null). */
+  filterVerdicts(key: string | null): Int8Array {
+    if (key === null) return new Int8Array(this.inverted.unitCount);
+    let v = this.filterCache.get(key);
+    if (!v) {
+      if (this.filterCache.size >= 64) this.filterCache.delete(this.filterCache.keys().next().value!);
+      this.filterCache.set(key, (v = new Int8Array(this.inverted.unitCount)));
+    }
+    return v;
   }
 
   termsOf(uid: string, field: string): string[] {
