@@ -6,15 +6,13 @@
  *   --batch-size 500   --batch-parallel 3                step 4 (all of SciFact via batch upsert)
  *   --rate 200         --paced-seconds 15                step 5 (paced PUTs, 204 -> searchable)
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadSciFact } from './bench/corpus.js';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget, send } from './bench/http-load.js';
-import { Cleanup, cpuMeter, startStack } from './bench/processes.js';
+import { Cleanup, cpuMeter, reportFailure, startStack, writeResults } from './bench/processes.js';
 import { createPushIndex, waitDrained } from './bench/quarry-client.js';
 import { resultsTable } from './bench/report.js';
 import { acceptedUpserts, batchIndexing, pacedLatency, type Ctx, type Settings } from './bench/steps.js';
@@ -98,16 +96,9 @@ async function main() {
       results,
       processOutput: Object.fromEntries(Object.entries(logLines).map(([k, v]) => [k, v.slice(0, 50)])),
     };
-    mkdirSync(join(root, 'bench-results'), { recursive: true });
-    writeFileSync(join(root, 'bench-results', 'push.json'), `${JSON.stringify(out, null, 2)}\n`);
-    say('wrote bench-results/push.json');
+    writeResults(root, 'push.json', out, say);
   } catch (err) {
-    process.exitCode = 1;
-    if (cleanup.interrupted) return; // the processes were stopped under the running step; its error says nothing
-    console.error(`[bench] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    if (stack) {
-      for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
-    }
+    reportFailure(err, cleanup, stack);
   } finally {
     await cleanup.run();
   }

@@ -11,14 +11,12 @@
  *   --load-timeout 900  seconds allowed for push + indexing (then continues with what is indexed)
  *   --vocab 50000  --zipf 1.0  --seed 7
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget } from './bench/http-load.js';
-import { Cleanup, cpuMeter, startStack, type Stack } from './bench/processes.js';
+import { Cleanup, cpuMeter, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { makeQueries, makeVocabulary } from './bench/search-corpus.js';
 import {
   BOOSTING, FILTER, SEARCH_SCHEMA, createSearchIndex, indexSize, loadCorpus, rawRun, serviceRun, warmup,
@@ -67,15 +65,7 @@ const cpu = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${
 async function main() {
   const settings = settingsFromArgs();
   const cleanup = new Cleanup();
-  let interrupted = false;
-  const onSignal = (sig: string) => {
-    if (interrupted) process.exit(1);
-    interrupted = true;
-    say(`${sig}: cleaning up`);
-    void cleanup.run().then(() => process.exit(130));
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  cleanup.onSignals(say);
 
   let stack: Stack | undefined;
   try {
@@ -176,16 +166,9 @@ async function main() {
       results: { load, indexId, ...size, warmup: warm, runs, raw, ratioP50ToRaw: ratios, sampleQueries: queries.slice(0, 10).map((q) => q.terms.join(' ')) },
       processOutput: Object.fromEntries(Object.entries(logLines).map(([k, v]) => [k, v.slice(0, 50)])),
     };
-    mkdirSync(join(root, 'bench-results'), { recursive: true });
-    writeFileSync(join(root, 'bench-results', 'search.json'), `${JSON.stringify(out, null, 2)}\n`);
-    say('wrote bench-results/search.json');
+    writeResults(root, 'search.json', out, say);
   } catch (err) {
-    process.exitCode = 1;
-    if (interrupted) return;
-    console.error(`[bench] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    if (stack) {
-      for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
-    }
+    reportFailure(err, cleanup, stack);
   } finally {
     await cleanup.run();
   }

@@ -7,13 +7,11 @@
  * Starts a private Redis, API and worker (removed at the end and on Ctrl-C) unless --url is given.
  * Options: see scripts/eval/args.ts (`npm run eval -- --help`).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { makeTarget, type Target } from './bench/http-load.js';
-import { Cleanup, startStack, type Stack } from './bench/processes.js';
+import { Cleanup, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { round } from './bench/stats.js';
 import { parseEvalArgs, USAGE, type EvalSettings } from './eval/args.js';
 import { loadDataset, type Dataset } from './eval/dataset.js';
@@ -112,17 +110,9 @@ async function main() {
       timings,
       results,
     };
-    mkdirSync(join(root, 'bench-results'), { recursive: true });
-    const file = join('bench-results', `eval-${ds.name}.json`);
-    writeFileSync(join(root, file), `${JSON.stringify(out, null, 2)}\n`);
-    say(`wrote ${file}`);
+    writeResults(root, `eval-${ds.name}.json`, out, say);
   } catch (err) {
-    process.exitCode = 1;
-    if (cleanup.interrupted) return;
-    console.error(`[eval] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-    if (stack) {
-      for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
-    }
+    reportFailure(err, cleanup, stack, 'eval');
   } finally {
     await cleanup.run();
   }

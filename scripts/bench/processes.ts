@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error plain-JS launcher shared with `npm start`
@@ -215,4 +215,20 @@ export function cpuMeter(children: Record<string, number>) {
     pct.others = Math.max(0, pct.machine - ours);
     return pct;
   };
+}
+
+/** Writes a benchmark's JSON beside the others in bench-results/. */
+export function writeResults(root: string, file: string, out: unknown, say: (m: string) => void): void {
+  mkdirSync(join(root, 'bench-results'), { recursive: true });
+  writeFileSync(join(root, 'bench-results', file), `${JSON.stringify(out, null, 2)}\n`);
+  say(`wrote bench-results/${file}`);
+}
+
+/** A failed run: the error, and the last lines the API and worker printed (unless a signal cut it short). */
+export function reportFailure(err: unknown, cleanup: Cleanup, stack: Stack | undefined, tag = 'bench'): void {
+  process.exitCode = 1;
+  if (cleanup.interrupted) return; // the processes were stopped under the running step; its error says nothing
+  console.error(`[${tag}] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  if (!stack) return;
+  for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
 }
