@@ -47,12 +47,7 @@ export interface DenseScores {
 export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMaxOptions): DenseScores {
   const { k1, b } = o.bm25 ?? LUCENE_BM25;
   const tie = o.tie ?? 0;
-  const n = index.unitCount;
-  const scores = new Float64Array(n);
-  const best = new Float64Array(n);
-  const rest = new Float64Array(n);
-  const seen = new Uint8Array(n);
-  const matched = new Uint8Array(n);
+  const { scores, best, rest, seen, matched } = scratchFor(index.unitCount);
   const units: number[] = [];
   const touched: number[] = [];
   for (const term of terms) {
@@ -91,7 +86,29 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
       }
     }
   }
+  scratch!.touched = units;
   return { units, scores };
+}
+
+/**
+ * Working arrays reused from query to query: allocating and zeroing five arrays the size of the index
+ * per query cost more than the scoring of a short query. Only what the previous query touched is
+ * reset, so a caller must be done with the returned scores before it scores again (search is
+ * synchronous, so it is).
+ */
+let scratch: { scores: Float64Array; best: Float64Array; rest: Float64Array; seen: Uint8Array; matched: Uint8Array; touched: number[] } | null = null;
+
+function scratchFor(n: number) {
+  if (!scratch || scratch.scores.length < n) {
+    const size = Math.max(n, 1024);
+    scratch = { scores: new Float64Array(size), best: new Float64Array(size), rest: new Float64Array(size), seen: new Uint8Array(size), matched: new Uint8Array(size), touched: [] };
+  } else {
+    for (const u of scratch.touched) {
+      scratch.scores[u] = 0;
+      scratch.matched[u] = 0;
+    }
+  }
+  return scratch;
 }
 
 /** The k best entries of a score map, best first; ties broken by unit id for stable results. */
