@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { loadSciFact } from './bench/corpus.js';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget, send } from './bench/http-load.js';
-import { Cleanup, cpuMeter, reportFailure, startStack, writeResults } from './bench/processes.js';
+import { Cleanup, cpuMeter, machineInfo, processOutput, reportFailure, startStack, writeResults } from './bench/processes.js';
 import { createPushIndex, waitDrained } from './bench/quarry-client.js';
 import { resultsTable } from './bench/report.js';
 import { acceptedUpserts, batchIndexing, pacedLatency, type Ctx, type Settings } from './bench/steps.js';
@@ -82,19 +82,13 @@ async function main() {
 
     const results = { accept, batch, paced };
     console.log(`\n${resultsTable(results, idleCpu)}\n`);
-    const logLines = { api: stack.api.lines, worker: stack.worker.lines };
-    for (const [name, lines] of Object.entries(logLines)) {
-      if (lines.length) say(`${name} printed ${lines.length} line(s) at warn or above; first: ${lines[0].slice(0, 300)}`);
-    }
+    const output = processOutput(stack, say);
     const out = {
       timestamp: new Date().toISOString(),
-      machine: {
-        cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`,
-        totalMemMB: Math.round(os.totalmem() / 2 ** 20), loadAvgAtStart: loadAvg.map((v) => Number(v.toFixed(2))), cpuBeforeStartPct: idleCpu,
-      },
+      machine: machineInfo(loadAvg, idleCpu),
       settings: { ...settings, embedder: 'default (glove)', workerProcesses: 1, loadGenerator: 'node:http keep-alive (in the bench process)' },
       results,
-      processOutput: Object.fromEntries(Object.entries(logLines).map(([k, v]) => [k, v.slice(0, 50)])),
+      processOutput: output,
     };
     writeResults(root, 'push.json', out, say);
   } catch (err) {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget } from './bench/http-load.js';
-import { Cleanup, cpuMeter, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
+import { Cleanup, cpuMeter, machineInfo, processOutput, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { makeQueries, makeVocabulary } from './bench/search-corpus.js';
 import {
   BOOSTING, FILTER, SEARCH_SCHEMA, createSearchIndex, indexSize, loadCorpus, rawRun, serviceRun, warmup,
@@ -147,16 +147,10 @@ async function main() {
     ];
     console.log(`\n${markdownTable(rows)}\n\n${markdownTable(info)}\n`);
 
-    const logLines = { api: stack.api.lines, worker: stack.worker.lines };
-    for (const [name, lines] of Object.entries(logLines)) {
-      if (lines.length) say(`${name} printed ${lines.length} line(s) at warn or above; first: ${lines[0].slice(0, 300)}`);
-    }
+    const output = processOutput(stack, say);
     const out = {
       timestamp: new Date().toISOString(),
-      machine: {
-        cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`,
-        totalMemMB: Math.round(os.totalmem() / 2 ** 20), loadAvgAtStart: loadAvg.map((v) => Number(v.toFixed(2))), cpuBeforeStartPct: idleCpu,
-      },
+      machine: machineInfo(loadAvg, idleCpu),
       settings: {
         ...settings, schema: SEARCH_SCHEMA, language: 'en', boosting: BOOSTING, filter: FILTER, limit: 10, fields: ['price'],
         queryMix: 'one term Zipf-drawn from ranks [0,1000), one from [1000,20000)', workerProcesses: 1,
@@ -164,7 +158,7 @@ async function main() {
         targets: { p50Ms: TARGET_P50, p99Ms: TARGET_P99, ratioToRaw: TARGET_RATIO },
       },
       results: { load, indexId, ...size, warmup: warm, runs, raw, ratioP50ToRaw: ratios, sampleQueries: queries.slice(0, 10).map((q) => q.terms.join(' ')) },
-      processOutput: Object.fromEntries(Object.entries(logLines).map(([k, v]) => [k, v.slice(0, 50)])),
+      processOutput: output,
     };
     writeResults(root, 'search.json', out, say);
   } catch (err) {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error plain-JS launcher shared with `npm start`
 import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
@@ -231,4 +231,21 @@ export function reportFailure(err: unknown, cleanup: Cleanup, stack: Stack | und
   console.error(`[${tag}] FAILED: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   if (!stack) return;
   for (const c of [stack.api, stack.worker]) if (c.lines.length) console.error(`--- last output of ${c.name} ---\n${c.lines.slice(-30).join('\n')}`);
+}
+
+/** The machine a run measured, for the JSON beside its figures. */
+export function machineInfo(loadAvgAtStart: number[], cpuBeforeStartPct: unknown) {
+  return {
+    cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}`,
+    totalMemMB: Math.round(os.totalmem() / 2 ** 20), loadAvgAtStart: loadAvgAtStart.map((v) => Number(v.toFixed(2))), cpuBeforeStartPct,
+  };
+}
+
+/** Says what the API and worker printed at warn or above; returns the first lines of each for the JSON. */
+export function processOutput(stack: Stack, say: (m: string) => void): Record<string, string[]> {
+  const logLines = { api: stack.api.lines, worker: stack.worker.lines };
+  for (const [name, lines] of Object.entries(logLines)) {
+    if (lines.length) say(`${name} printed ${lines.length} line(s) at warn or above; first: ${lines[0].slice(0, 300)}`);
+  }
+  return Object.fromEntries(Object.entries(logLines).map(([k, v]) => [k, v.slice(0, 50)]));
 }

@@ -2,20 +2,11 @@
 // 400 whose body has a message, never a 500, a hang or a crashed process. Seeded, so failures replay.
 // FUZZ_HTTP_REQUESTS raises the count (the acceptance run used 100000).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../helpers/prng.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 const REQUESTS = Number(process.env.FUZZ_HTTP_REQUESTS ?? 10_000);
 let svc: TestService;
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEEDS = [
   'status:published', '-status:draft', 'price:[10 TO 100}', 'price:{* TO 5]', 'published:[NOW-7DAYS TO NOW/DAY]',

@@ -4,23 +4,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { prng } from '../helpers/prng.js';
 import { leavesOf, toLuceneString } from '../../shared/search/query/fq-ast.js';
 import { FilterSyntaxError, parseFilter } from '../../shared/search/query/fq-parser.js';
 
 const SEED = 0x5eed_f00d;
 const ITERATIONS = 120_000;
-
-// mulberry32: tiny, fast, good enough to spread inputs around.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYNTAX = [...'()[]{}:"\\*?~^+-!&| TOANDORNOT/u0123456789az'];
 const WORDS = ['AND', 'OR', 'NOT', '&&', '||', 'TO', '*:*', 'f:', 'NOW-7DAYS', '\\u00', '"', '[', '}', '^2', '~0.5'];
