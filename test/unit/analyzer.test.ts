@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANALYZER_LANGUAGES, createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import { foldAccents } from '../../shared/search/analyzer/normalize.js';
-import { MAX_TOKEN_LENGTH } from '../../shared/search/analyzer/tokenize-words.js';
+import { MAX_TOKEN_LENGTH, tokenizeWords } from '../../shared/search/analyzer/tokenize-words.js';
 import { SUPPORTED_LANGUAGES } from '../../shared/indexes/index-schema.js';
 
 const analyze = (language: string, text: string) => createAnalyzer(language).analyze(text);
@@ -100,6 +100,18 @@ describe('tokenization', () => {
     expect(analyze('en', "IL-6 p53 U.S.A. 3.14 1,000 10mg/kg don't foo_bar")).toEqual([
       'il', '6', 'p53', 'u.s.a', '3.14', '1,000', '10mg', 'kg', "don't", 'foo_bar',
     ]);
+  });
+
+  it('joins across mid-word punctuation only between two letters or two digits (UAX #29 WB6/7, WB11/12)', () => {
+    // Lucene's StandardTokenizer does the same; matching it moved SciFact nDCG@10 from 0.6865 to 0.6874.
+    expect(analyze('en', "PU.1 5'UTR 3'-UTR OBJECTIVE:To 2.5 4;5 a,b x·y")).toEqual([
+      'pu', '1', '5', 'utr', '3', 'utr', 'objective:to', '2.5', '4;5', 'b', 'x·y',
+    ]);
+    // The same answer as ICU's word segmentation, which implements the standard.
+    const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
+    const text = "pu.1 5'utr objective:to 2.5 4;5 a,b u.s.a don't 1,000 x.1.y 1.x.2 'quoted' end.";
+    const icu = [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment);
+    expect(tokenizeWords(text, (run) => [run])).toEqual(icu);
   });
 
   it('cuts tokens longer than the maximum token length', () => {

@@ -23,7 +23,13 @@ const COMPLEX_SCRIPTS =
   '\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}\\p{scx=Thai}\\p{scx=Lao}\\p{scx=Khmer}\\p{scx=Myanmar}';
 // Everything that is not a separator, control, symbol or punctuation other than connectors (_).
 const WORD_CHAR = `[^\\s\\p{Z}\\p{C}\\p{S}\\p{Pd}\\p{Ps}\\p{Pe}\\p{Pi}\\p{Pf}\\p{Po}${COMPLEX_SCRIPTS}]`;
-const JOINER = `(?:['’.]|(?<=\\p{N})[,;](?=\\p{N}))`;
+// UAX #29 WB6/7 and WB11/12: letters stay together across MidLetter, MidNumLet and the apostrophe
+// ("don't", "u.s.a", and "objective:to": the colon is MidLetter); digits across MidNum, MidNumLet and
+// the apostrophe ("3.14", "1,000"). A letter and a digit on either side split ("pu.1" -> "pu", "1").
+const MID_LETTER = ':\\u00b7\\u0387\\u05f4\\u2027\\ufe13\\ufe55\\uff1a';
+const MID_NUM_LET = "'.\\u2018\\u2019\\u2024\\ufe52\\uff07\\uff0e";
+const MID_NUM = ',;\\u037e\\u0589\\u060c\\u060d\\u066c\\u07f8\\u2044\\ufe10\\ufe14\\ufe50\\ufe54\\uff0c\\uff1b';
+const JOINER = `(?:(?<=\\p{L}\\p{M}*)[${MID_LETTER}${MID_NUM_LET}](?=\\p{L})|(?<=\\p{N})[${MID_NUM}${MID_NUM_LET}](?=\\p{N}))`;
 const TOKEN = new RegExp(`([${COMPLEX_SCRIPTS}]+)|(${WORD_CHAR}+(?:${JOINER}${WORD_CHAR}+)*)`, 'gu');
 
 export function tokenizeWords(text: string, segmentRun: RunSegmenter): string[] {
