@@ -29,6 +29,15 @@ import { ContentEngine } from '../shared/search/engine/content-engine.js';
 import { DocumentWriter } from './services/document-writer.js';
 import { IndexService } from './services/index-service.js';
 import { PushService } from './services/push-service.js';
+import { serverSecret } from '../shared/auth/keyed-hash.js';
+import { FeedbackSigner } from '../shared/feedback/feedback-token.js';
+import type { Embedder } from '../shared/llm/ports/embedder.js';
+import { adminConfigurationsRouter } from './routes/admin-configurations.js';
+import { searchInterfaceRouter } from './routes/search-interface.js';
+import { ConfigurationService } from './services/configuration-service.js';
+import { EventRecorder } from './services/event-recorder.js';
+import { WidgetSearchService } from './services/widget-search-service.js';
+import { WidgetUsageService } from './services/widget-usage-service.js';
 
 export interface AppDeps {
   config: Config;
@@ -36,6 +45,13 @@ export interface AppDeps {
   redis: Redis;
   queues: PipelineQueues;
   log: Logger;
+  /** Embeds search-interface queries; null serves the keyword ranking alone. */
+  embedder?: Embedder | null;
+}
+
+/** Writes what the app still buffers (search events); call before closing storage. */
+export function flushApp(app: Express): void {
+  (app.locals.recorder as EventRecorder | undefined)?.flush();
 }
 
 /** Builds the Express app without listening, so tests drive the real app over a real socket. */
@@ -54,6 +70,15 @@ export function buildApp(deps: AppDeps): Express {
     const batches = storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
     await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })));
   });
+
+  const secret = serverSecret(config.auth.secret, config.storage.dataDir);
+  const signer = new FeedbackSigner(secret);
+  const recorder = new EventRecorder(storage.events, log);
+  app.locals.recorder = recorder;
+  const embedder = deps.embedder ?? null;
+  const engine = new ContentEngine(storage, embedder?.id ?? null);
+  const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log);
+  const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret);
 
   app.use(requestLog(log));
   app.use(httpMetrics(registry));
@@ -77,11 +102,14 @@ export function buildApp(deps: AppDeps): Express {
     app.use('/admin/queues', requireKey(auth, true), requirePermission('admin'), board.getRouter());
   }
 
+  app.use(searchInterfaceRouter(widgetSearch, widgetUsage));
+
   app.use(['/v1/content', '/v1/admin'], keyed);
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
-  app.use(contentSearchRouter(new ContentSearchService(new ContentEngine(storage))));
+  app.use(contentSearchRouter(new ContentSearchService(engine)));
   app.use(adminRouter(storage, indexes, auth));
+  app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
   app.use(notFound);
   app.use(errorHandler);
   return app;

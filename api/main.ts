@@ -1,4 +1,5 @@
-import { buildApp } from './app.js';
+import { buildApp, flushApp } from './app.js';
+import { createEmbedder } from '../shared/llm/create-embedder.js';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import { createLogger } from '../shared/logging/create-logger.js';
@@ -13,13 +14,15 @@ async function main() {
   const storage = createStorage({ ...config.storage, commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
-  const app = buildApp({ config, storage, redis, queues, log });
+  const embedder = await createEmbedder(config.embeddings);
+  const app = buildApp({ config, storage, redis, queues, log, embedder });
   const server = app.listen(config.http.port, config.http.host, () => {
     log.info({ port: config.http.port }, `Quarry API listening on http://localhost:${config.http.port}`);
   });
   server.keepAliveTimeout = 65_000;
   onShutdown(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    flushApp(app);
     await closeQueues(queues);
     redis.disconnect();
     await storage.close();

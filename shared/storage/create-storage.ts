@@ -1,10 +1,14 @@
+import type { ConfigurationStore } from './ports/configuration-store.js';
+import type { EventStore } from './ports/event-store.js';
 import type { DocumentStore, DocumentWrite, WriteOutcome } from './ports/document-store.js';
 import type { IndexRegistry } from './ports/index-registry.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { SearchIndex } from './ports/search-index.js';
 import { CommitThread } from './sqlite/commit-thread.js';
 import { openDatabase } from './sqlite/open-database.js';
+import { SqliteConfigurationStore } from './sqlite/sqlite-configuration-store.js';
 import { SqliteDocumentStore } from './sqlite/sqlite-document-store.js';
+import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
 import { SqliteIndexRegistry } from './sqlite/sqlite-index-registry.js';
 import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
 import { SqliteSearchIndex } from './sqlite/sqlite-search-index.js';
@@ -14,6 +18,8 @@ export interface Storage {
   documents: DocumentStore;
   search: SearchIndex;
   keys: KeyStore;
+  configurations: ConfigurationStore;
+  events: EventStore;
   /** documents.applyWrites, off the event loop where the adapter can do that. */
   commitWrites(writes: DocumentWrite[]): Promise<WriteOutcome[]>;
   /** Cheap liveness probe for /readyz. */
@@ -36,12 +42,16 @@ export function createStorage(options: StorageOptions): Storage {
   const search = new SqliteSearchIndex(searchDb);
   const indexes = new SqliteIndexRegistry(db, (id) => search.ensureIndex(id));
   const documents = new SqliteDocumentStore(db);
+  // Events are usage statistics: a power cut may lose the last moments of them, so they skip the fsync.
+  const events = new SqliteEventStore(openDatabase(options.dataDir, { file: 'events', synchronous: 'normal' }));
   const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous) : null;
   return {
     indexes,
     documents,
     search,
     keys: new SqliteKeyStore(db),
+    configurations: new SqliteConfigurationStore(db),
+    events,
     commitWrites: thread ? (w) => thread.commit(w) : async (w) => documents.applyWrites(w),
     ping: () => {
       db.prepare('SELECT 1').get();
@@ -51,6 +61,7 @@ export function createStorage(options: StorageOptions): Storage {
       await thread?.close();
       db.close();
       searchDb.close();
+      events.close();
     },
   };
 }

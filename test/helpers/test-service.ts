@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { buildApp } from '../../api/app.js';
+import { buildApp, flushApp } from '../../api/app.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { closeQueues, createPipelineQueues, type PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import { createEmbedder } from '../../shared/llm/create-embedder.js';
@@ -29,6 +29,8 @@ export interface TestService {
   embedder: Embedder;
   /** Authenticated JSON request against the running app. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Writes buffered search events now, instead of within the next 200 ms. */
+  flushEvents(): void;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   const redis = connectRedis(config.redis.url, 'quarry-test');
   const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });
   const embedder = options.embedder ?? (await createEmbedder(config.embeddings));
-  const app = buildApp({ config, storage, redis, queues, log });
+  const app = buildApp({ config, storage, redis, queues, log, embedder });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,10 +91,12 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       } catch {}
       return { status: res.status, body: parsed, headers: res.headers };
     },
+    flushEvents: () => flushApp(app),
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await new Promise((r) => server.close(r));
       server.closeAllConnections();
+      flushApp(app);
       await closeQueues(queues);
       await deleteKeys(redis, prefix);
       redis.disconnect();

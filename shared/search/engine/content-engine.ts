@@ -11,7 +11,11 @@ const CHANGE_BATCH = 5000;
 export class ContentEngine {
   private readonly states = new Map<number, IndexState>();
 
-  constructor(private readonly storage: Storage) {}
+  /** `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector. */
+  constructor(
+    private readonly storage: Storage,
+    private readonly vectorModel: string | null = null,
+  ) {}
 
   state(indexUid: string): IndexState | null {
     const index = this.storage.indexes.get(indexUid);
@@ -30,7 +34,7 @@ export class ContentEngine {
   private load(indexId: number): IndexState | null {
     const index = this.storage.indexes.getById(indexId);
     if (!index) return null;
-    const state = new IndexState(index);
+    const state = new IndexState(index, this.vectorModel);
     // Read the log position first: anything published while loading is replayed afterwards.
     state.seq = this.storage.search.lastChange();
     const byDoc = new Map<string, ReturnType<Storage['search']['sections']>>();

@@ -3,6 +3,7 @@ import type { DocumentFields } from '../../storage/ports/document-store.js';
 import type { SectionView } from '../../storage/ports/search-index.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
+import { VectorSet } from '../rank/vector-set.js';
 
 export interface Unit {
   uid: string;
@@ -17,6 +18,8 @@ export interface Unit {
  */
 export class IndexState {
   readonly inverted = new InvertedIndex();
+  /** Section vectors of the query embedder's model (others cannot be compared with a query). */
+  readonly vectors = new VectorSet();
   readonly units: Unit[] = [];
   readonly docUnits = new Map<string, number[]>();
   readonly docFields = new Map<string, DocumentFields>();
@@ -30,14 +33,20 @@ export class IndexState {
    */
   private readonly filterCache = new Map<string, Int8Array>();
 
-  constructor(readonly index: IndexRecord) {
+  constructor(
+    readonly index: IndexRecord,
+    private readonly vectorModel: string | null = null,
+  ) {
     this.analyzer = createAnalyzer(index.languageCode);
   }
 
   /** Replaces a document's units; `sections` empty and `fields` null removes it. */
   setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null): void {
     this.filterCache.clear();
-    for (const u of this.docUnits.get(uid) ?? []) this.inverted.remove(u, this.units[u].terms);
+    for (const u of this.docUnits.get(uid) ?? []) {
+      this.inverted.remove(u, this.units[u].terms);
+      this.vectors.delete(u);
+    }
     this.docUnits.delete(uid);
     this.docFields.delete(uid);
     this.docTerms.delete(uid);
@@ -50,7 +59,9 @@ export class IndexState {
       // The title applies to every section of its document, so `title^2` lifts all of them.
       if (title && section.field !== 'title') terms.title = title;
       const unit = this.inverted.add(terms);
-      this.units[unit] = { uid, section, terms };
+      if (section.vector && section.vectorModel === this.vectorModel) this.vectors.set(unit, section.vector);
+      // The packed copy is the one searched; keeping the row's own would double the memory.
+      this.units[unit] = { uid, section: { ...section, vector: null }, terms };
       ids.push(unit);
     }
     this.docUnits.set(uid, ids);

@@ -43,6 +43,9 @@ export interface SectionView {
   title: string;
   anchor: string | null;
   text: string;
+  vector: Float32Array | null;
+  /** The embedding model the vector came from. */
+  vectorModel: string | null;
 }
 
 export interface SearchIndex {

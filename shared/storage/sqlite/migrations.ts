@@ -49,6 +49,24 @@ export const DOCUMENT_MIGRATIONS: string[] = [
   CREATE INDEX documents_deleted ON documents (index_id, status) WHERE fields IS NULL;
 
   `,
+  // Search-interface configurations (API Tool / API UI) and their instant answers.
+  `
+  CREATE TABLE configurations (
+    uid TEXT PRIMARY KEY,
+    variant TEXT NOT NULL CHECK (variant IN ('tool', 'ui')),
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE TABLE instant_answers (
+    id TEXT PRIMARY KEY,
+    configuration_uid TEXT NOT NULL REFERENCES configurations(uid) ON DELETE CASCADE,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX instant_answers_configuration ON instant_answers (configuration_uid, created_at);
+  `,
 ];
 
 /**
@@ -88,6 +106,80 @@ export const SEARCH_MIGRATIONS: string[] = [
   ALTER TABLE sections ADD COLUMN field TEXT NOT NULL DEFAULT '';
   CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, index_id INTEGER NOT NULL, uid TEXT NOT NULL);
   CREATE INDEX changes_index ON changes (index_id, seq);
+  `,
+];
+
+/**
+ * The events file: searches, clicks and support forwards, and the statistics autocomplete and
+ * click boosts read. Day-bucketed columns let insights aggregate a date range from indexes alone.
+ */
+export const EVENT_MIGRATIONS: string[] = [
+  `
+  CREATE TABLE searches (
+    id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    configuration_uid TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    session TEXT NOT NULL,
+    device TEXT NOT NULL,
+    query TEXT NOT NULL,
+    normalized TEXT NOT NULL,
+    result_count INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX searches_time ON searches (configuration_uid, at);
+
+  CREATE TABLE clicks (
+    search_id TEXT NOT NULL,
+    session TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    configuration_uid TEXT NOT NULL,
+    target TEXT NOT NULL,
+    PRIMARY KEY (search_id, session, position)
+  ) WITHOUT ROWID;
+  CREATE INDEX clicks_time ON clicks (configuration_uid, at);
+
+  CREATE TABLE support_forwards (
+    id INTEGER PRIMARY KEY,
+    at INTEGER NOT NULL,
+    configuration_uid TEXT NOT NULL,
+    url TEXT NOT NULL,
+    session TEXT,
+    device TEXT NOT NULL
+  );
+  CREATE INDEX support_forwards_time ON support_forwards (configuration_uid, at);
+
+  -- Autocomplete: how often each normalized query was asked, and by how many distinct sessions.
+  CREATE TABLE query_stats (
+    configuration_uid TEXT NOT NULL,
+    query TEXT NOT NULL,
+    searches INTEGER NOT NULL,
+    sessions INTEGER NOT NULL,
+    PRIMARY KEY (configuration_uid, query)
+  ) WITHOUT ROWID;
+  CREATE TABLE query_sessions (
+    configuration_uid TEXT NOT NULL,
+    query TEXT NOT NULL,
+    session TEXT NOT NULL,
+    PRIMARY KEY (configuration_uid, query, session)
+  ) WITHOUT ROWID;
+  CREATE TABLE query_totals (configuration_uid TEXT PRIMARY KEY, searches INTEGER NOT NULL) WITHOUT ROWID;
+
+  -- Click learning: distinct sessions that chose a target for a query.
+  CREATE TABLE click_stats (
+    configuration_uid TEXT NOT NULL,
+    query TEXT NOT NULL,
+    target TEXT NOT NULL,
+    sessions INTEGER NOT NULL,
+    PRIMARY KEY (configuration_uid, query, target)
+  ) WITHOUT ROWID;
+  CREATE TABLE click_sessions (
+    configuration_uid TEXT NOT NULL,
+    query TEXT NOT NULL,
+    target TEXT NOT NULL,
+    session TEXT NOT NULL,
+    PRIMARY KEY (configuration_uid, query, target, session)
+  ) WITHOUT ROWID;
   `,
 ];
 

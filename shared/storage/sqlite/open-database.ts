@@ -1,13 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DOCUMENT_MIGRATIONS, migrate, SEARCH_MIGRATIONS } from './migrations.js';
+import { DOCUMENT_MIGRATIONS, EVENT_MIGRATIONS, migrate, SEARCH_MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
-/** quarry.db: indexes, keys and documents (the API writes). search.db: sections, keyword and vector index (workers write). */
-export const DB_FILES = { documents: 'quarry.db', search: 'search.db' } as const;
-const MIGRATIONS = { documents: DOCUMENT_MIGRATIONS, search: SEARCH_MIGRATIONS };
+/**
+ * quarry.db: indexes, keys, documents, configurations (the API writes). search.db: sections, keyword
+ * and vector index (workers write). events.db: usage events and what is learnt from them (the API writes).
+ */
+export const DB_FILES = { documents: 'quarry.db', search: 'search.db', events: 'events.db' } as const;
+const MIGRATIONS = { documents: DOCUMENT_MIGRATIONS, search: SEARCH_MIGRATIONS, events: EVENT_MIGRATIONS };
 
 /**
  * SQLite files shared by the API and worker processes of a machine. WAL lets readers run beside

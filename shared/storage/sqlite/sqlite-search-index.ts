@@ -61,11 +61,11 @@ export class SqliteSearchIndex implements SearchIndex {
       firstChange: db.prepare<[], number>(`SELECT coalesce(min(seq), 0) FROM changes`).pluck(),
       // The newest entry always stays, so a reader can tell "nothing new" from "pruned past me".
       prune: db.prepare(`DELETE FROM changes WHERE seq < (SELECT max(seq) FROM changes) AND seq <= (SELECT max(seq) FROM changes) - ?`),
-      allSections: db.prepare<[number], SectionView>(
-        `SELECT id, doc_uid AS uid, field, title, anchor, text FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
+      allSections: db.prepare<[number], SectionRowView>(
+        `SELECT id, doc_uid AS uid, field, title, anchor, text, vector, vector_model AS vectorModel FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
       ),
-      docSections: db.prepare<[number, string], SectionView>(
-        `SELECT id, doc_uid AS uid, field, title, anchor, text FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
+      docSections: db.prepare<[number, string], SectionRowView>(
+        `SELECT id, doc_uid AS uid, field, title, anchor, text, vector, vector_model AS vectorModel FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
       ),
       vectors: db.prepare<[number], { id: number; doc_uid: string; title: string; vector: Buffer }>(
         `SELECT id, doc_uid, title, vector FROM sections WHERE index_id = ? AND vector IS NOT NULL`,
@@ -119,8 +119,8 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   sections(indexId: number, uids?: string[]): SectionView[] {
-    if (!uids) return this.q.allSections.all(indexId);
-    return uids.flatMap((u) => this.q.docSections.all(indexId, u));
+    const rows = uids ? uids.flatMap((u) => this.q.docSections.all(indexId, u)) : this.q.allSections.all(indexId);
+    return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
   }
 
   changesSince(indexId: number, seq: number, limit: number) {
@@ -176,6 +176,8 @@ export class SqliteSearchIndex implements SearchIndex {
     return hits.sort((a, b) => b.score - a.score).slice(0, limit);
   }
 }
+
+type SectionRowView = Omit<SectionView, 'vector'> & { vector: Buffer | null };
 
 const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 const fromBlob = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));

@@ -1,0 +1,63 @@
+import { Router } from 'express';
+import { AppError } from '../../shared/errors/app-error.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import { requirePermission } from '../middleware/auth.js';
+import {
+  createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema, updateConfigurationSchema, updateInstantAnswerSchema,
+} from '../schemas/configuration-schemas.js';
+import { validate } from '../schemas/validate.js';
+import type { ConfigurationService } from '../services/configuration-service.js';
+
+/** A date (YYYY-MM-DD, midnight UTC) or an ISO 8601 timestamp, as API.md's date ranges. */
+export function parseDateParam(name: string, value: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
+  if (Number.isNaN(ms)) throw new AppError('invalid_request', `Invalid request: ${name}: '${value}' is not a date; use YYYY-MM-DD or ISO 8601`);
+  return ms;
+}
+
+/** Admin API for search-interface configurations, their instant answers and their insights. */
+export function adminConfigurationsRouter(service: ConfigurationService, storage: Storage): Router {
+  const r = Router();
+  r.use('/v1/admin/configurations', requirePermission('admin'));
+
+  r.post('/v1/admin/configurations', (req, res) => {
+    res.status(201).json(service.view(service.create(validate(createConfigurationSchema, req.body ?? {}))));
+  });
+  r.get('/v1/admin/configurations', (_req, res) => {
+    res.json({ configurations: storage.configurations.list().map((c) => service.view(c)) });
+  });
+  r.get('/v1/admin/configurations/:uid', (req, res) => {
+    res.json(service.view(service.get(req.params.uid)));
+  });
+  r.patch('/v1/admin/configurations/:uid', (req, res) => {
+    res.json(service.view(service.update(req.params.uid, validate(updateConfigurationSchema, req.body ?? {}))));
+  });
+  r.delete('/v1/admin/configurations/:uid', (req, res) => {
+    service.delete(req.params.uid);
+    res.status(204).end();
+  });
+
+  r.post('/v1/admin/configurations/:uid/instant-answers', (req, res) => {
+    res.status(201).json(service.answerView(service.addInstantAnswer(req.params.uid, validate(createInstantAnswerSchema, req.body ?? {}))));
+  });
+  r.get('/v1/admin/configurations/:uid/instant-answers', (req, res) => {
+    res.json({ instant_answers: service.instantAnswers(req.params.uid).map((a) => service.answerView(a)) });
+  });
+  r.patch('/v1/admin/configurations/:uid/instant-answers/:id', (req, res) => {
+    res.json(service.answerView(service.updateInstantAnswer(req.params.uid, req.params.id, validate(updateInstantAnswerSchema, req.body ?? {}))));
+  });
+  r.delete('/v1/admin/configurations/:uid/instant-answers/:id', (req, res) => {
+    service.deleteInstantAnswer(req.params.uid, req.params.id);
+    res.status(204).end();
+  });
+
+  r.get('/v1/admin/configurations/:uid/insights', (req, res) => {
+    const q = validate(insightsQuerySchema, req.query);
+    const config = service.get(req.params.uid);
+    const from = parseDateParam('from', q.from);
+    const to = parseDateParam('to', q.to);
+    if (to <= from) throw new AppError('invalid_request', 'Invalid request: to: must be after from (from is inclusive, to exclusive)');
+    res.json({ uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(), ...storage.events.insights(config.uid, from, to) });
+  });
+  return r;
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Limits on what a public, unauthenticated caller may send; each breach is a 400 naming the field. */
+export const MAX_QUERY_CHARS = 500;
+
+const uid = z.string({ error: 'is required' }).min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const query = z.string({ error: 'is required' }).max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`);
+const flag = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })])
+  .transform((v) => v === true || v === 'true' || v === '1');
+const device = z.enum(['desktop', 'mobile', 'unknown'], { error: 'must be one of desktop, mobile, unknown' });
+const sessionId = z.string({ error: 'is required (or send the X-Session-Id header)' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+export const widgetSearchSchema = z.object({
+  uid,
+  'session-id': sessionId,
+  query: query.refine((q) => q.trim().length > 0, 'must not be empty'),
+  preview: flag.default(false),
+  device: device.default('unknown'),
+  retrieval: z.enum(['hybrid', 'keyword', 'vector'], { error: 'must be hybrid, keyword or vector' }).default('hybrid')
+    .describe('Quarry extension for evaluation: rank with one leg only. Default hybrid.'),
+});
+
+export const autocompleteSchema = z.object({
+  uid,
+  query,
+  limit: z.coerce.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be from 1 to 20').max(20, 'must be from 1 to 20').default(5),
+});
+
+export const feedbackSchema = z.object({
+  type: z.literal('click', { error: "must be 'click'" }),
+  feedback_data: z.string({ error: 'is required' }).min(1, 'must not be empty').max(8192, 'must be at most 8192 characters'),
+});
+
+export const supportForwardSchema = z.object({
+  uid,
+  url: z.string({ error: 'is required' }).max(2000, 'must be at most 2000 characters').refine((s) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL'),
+  'session-id': sessionId.optional(),
+  device: device.default('unknown'),
+});
+
+export const topQuestionsSchema = z.object({ uid });
+
+const resultSchema = z.object({
+  type: z.enum(['paragraph', 'instant_answer']),
+  title: z.string().optional().describe('Present for paragraph results'),
+  url: z.string().optional(),
+  content: z.string().describe('paragraph: escaped plain text in <p>, line breaks as <span class="service line-break"></span>; instant_answer: sanitized HTML'),
+  feedback_data: z.string().describe('Opaque signed base64; send back unchanged to the feedback endpoint'),
+  configuration: z.record(z.string(), z.unknown()).optional(),
+});
+export const widgetSearchResponseSchema = z.object({ results: z.array(resultSchema) });
+export const toolSuggestionsSchema = z.object({ suggestions: z.array(z.string()).nullable() });
+export const uiSuggestionsSchema = z.object({ suggestions: z.array(z.object({ suggestion: z.string() })) });
+export const topQuestionsResponseSchema = z.object({ questions: z.array(z.object({ question: z.string() })) });

@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import type { EventStore, SearchEvent } from '../../shared/storage/ports/event-store.js';
+
+const FLUSH_MS = 200;
+const MAX_BUFFER = 5000;
+
+/**
+ * Search events are written in batches, off the request path: one transaction per 200 ms holds
+ * hundreds of searches for the cost of one, so recording never slows the search box. What a crash
+ * can lose is the last 200 ms of statistics, never a document.
+ */
+export class EventRecorder {
+  private buffer: SearchEvent[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly log: Logger,
+  ) {}
+
+  search(event: SearchEvent): void {
+    this.buffer.push(event);
+    if (this.buffer.length >= MAX_BUFFER) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.buffer;
+    this.buffer = [];
+    try {
+      this.events.recordSearches(batch);
+    } catch (err) {
+      // Statistics must never take the search box down; the loss is logged for the operator.
+      this.log.error({ err, lost: batch.length }, 'could not record search events');
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { sessionHash } from '../../shared/auth/keyed-hash.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
+import type { Embedder } from '../../shared/llm/ports/embedder.js';
+import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
+import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
+import type { IndexState } from '../../shared/search/engine/index-state.js';
+import { applyClickBoosts } from '../../shared/search/hybrid/click-boost.js';
+import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '../../shared/search/hybrid/fuse.js';
+import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
+import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
+import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
+import { topUnits } from '../../shared/search/rank/top-units.js';
+import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
+import type { Device } from '../../shared/storage/ports/event-store.js';
+import type { EventRecorder } from './event-recorder.js';
+
+export type Retrieval = 'hybrid' | 'keyword' | 'vector';
+
+export interface WidgetSearchRequest {
+  uid: string;
+  sessionId: string;
+  query: string;
+  preview: boolean;
+  device: Device;
+  retrieval: Retrieval;
+}
+
+export interface WidgetResult {
+  type: 'paragraph' | 'instant_answer';
+  title?: string;
+  url?: string;
+  content: string;
+  feedback_data: string;
+  configuration?: Record<string, unknown>;
+}
+
+/** Candidates each leg contributes before fusion: enough for fusion to matter below the cut. */
+const CANDIDATES = 50;
+/** A query embedding that takes longer than this is dropped: the keyword leg answers alone. */
+const EMBED_TIMEOUT_MS = 1500;
+export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'API UI' };
+
+export const TARGET_SEPARATOR = '\u0000';
+
+interface Hit {
+  index: IndexState;
+  unit: number;
+}
+
+/**
+ * The search box: hybrid retrieval over a configuration's indexes (keyword DisMax and vector
+ * cosine, fused), learnt click boosts, instant answers first, one paragraph per document.
+ */
+export class WidgetSearchService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly engine: ContentEngine,
+    private readonly embedder: Embedder | null,
+    private readonly signer: FeedbackSigner,
+    private readonly secret: string,
+    private readonly recorder: EventRecorder,
+    private readonly log: Logger,
+  ) {}
+
+  configuration(variant: Variant, uid: string): ConfigurationRecord {
+    const c = this.storage.configurations.get(uid);
+    if (!c || c.variant !== variant) throw new AppError('not_found', `No ${VARIANT_NAMES[variant]} has the uid '${uid}'; copy the uid from its Install button`);
+    return c;
+  }
+
+  async search(variant: Variant, req: WidgetSearchRequest): Promise<{ results: WidgetResult[] }> {
+    const config = this.configuration(variant, req.uid);
+    const normalized = normalizeQuery(req.query);
+    const session = sessionHash(this.secret, req.sessionId);
+    const eventId = randomBytes(12).toString('base64url');
+    const states = config.indexes.map((u) => this.engine.state(u)).filter((s): s is IndexState => s !== null);
+    const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
+
+    const answers = matchInstantAnswers(analyzer, req.query, this.storage.configurations.instantAnswers(config.uid)).slice(0, config.resultCount);
+    const paragraphs = await this.rankParagraphs(config, states, req, normalized, config.resultCount - answers.length);
+
+    let position = 0;
+    const sign = (i: string, d: string, s: number) =>
+      this.signer.sign({ e: eventId, c: config.uid, v: variant, p: ++position, i, d, s, q: normalized, h: session, ...(req.preview ? { x: 1 as const } : {}) });
+    const results: WidgetResult[] = [
+      ...answers.map((a) => ({
+        type: 'instant_answer' as const,
+        ...(a.url ? { url: a.url } : {}),
+        content: a.content,
+        feedback_data: sign('', a.id, 0),
+        ...(a.configuration ? { configuration: a.configuration } : {}),
+      })),
+      ...paragraphs.map(({ index, unit }) => {
+        const { uid, section } = index.units[unit];
+        const url = this.urlOf(index, uid, section.anchor);
+        return {
+          type: 'paragraph' as const,
+          title: section.title,
+          ...(url ? { url } : {}),
+          content: paragraphHtml(section.text),
+          feedback_data: sign(index.index.uid, uid, section.id),
+        };
+      }),
+    ];
+    if (!req.preview) {
+      this.recorder.search({
+        id: eventId, at: Date.now(), configurationUid: config.uid, variant, session, device: req.device,
+        query: req.query, normalized, resultCount: results.length,
+      });
+    }
+    return { results };
+  }
+
+  private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: WidgetSearchRequest, normalized: string, count: number): Promise<Hit[]> {
+    if (count <= 0 || states.length === 0) return [];
+    const keyword = req.retrieval === 'vector' ? [] : this.keywordLeg(states, req.query);
+    const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
+    const fused =
+      config.fusion === 'weighted'
+        ? weightedFusion([keyword, vector], [config.keywordWeight, 1 - config.keywordWeight])
+        : reciprocalRankFusion([keyword, vector]);
+    // One paragraph per document: its best-ranked section.
+    const byDoc = new Map<string, { hit: Hit; target: string; score: number }>();
+    for (const { key, score } of rankFused(fused)) {
+      const hit = this.hitOf(states, key);
+      const target = `${hit.index.index.uid}${TARGET_SEPARATOR}${hit.index.units[hit.unit].uid}`;
+      if (!byDoc.has(target)) byDoc.set(target, { hit, target, score });
+    }
+    const boosted = applyClickBoosts([...byDoc.values()], this.storage.events.clickSessions(config.uid, normalized));
+    return boosted.slice(0, count).map((b) => b.hit);
+  }
+
+  private keywordLeg(states: IndexState[], query: string): Ranking {
+    const all: Ranking = [];
+    states.forEach((state, s) => {
+      const terms = state.analyzer.analyze(query);
+      if (terms.length === 0) return;
+      const fields = Object.entries(state.index.fields)
+        .filter(([, spec]) => spec.type === 'text' || spec.type === 'html')
+        .map(([field]) => ({ field, boost: 1 }));
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields });
+      for (const u of topUnits(units, scores, CANDIDATES)) all.push({ key: `${s}:${u}`, score: scores[u] });
+    });
+    return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
+  }
+
+  private async vectorLeg(states: IndexState[], query: string): Promise<Ranking> {
+    if (!this.embedder || states.every((s) => s.vectors.count === 0)) return [];
+    let vector: Float32Array;
+    try {
+      const signal = AbortSignal.timeout(EMBED_TIMEOUT_MS);
+      [vector] = await this.embedder.embed([query], signal);
+    } catch (err) {
+      // The keyword leg still answers: a search box with keyword results beats an error.
+      this.log.warn({ err }, 'query embedding failed; keyword results only');
+      return [];
+    }
+    const all: Ranking = [];
+    states.forEach((state, s) => {
+      // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
+      for (const { unit, score } of state.vectors.top(vector, CANDIDATES)) if (score > 0) all.push({ key: `${s}:${unit}`, score });
+    });
+    return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
+  }
+
+  private hitOf(states: IndexState[], key: string): Hit {
+    const colon = key.indexOf(':');
+    return { index: states[Number(key.slice(0, colon))], unit: Number(key.slice(colon + 1)) };
+  }
+
+  private urlOf(state: IndexState, uid: string, anchor: string | null): string | undefined {
+    const fields = state.docFields.get(uid);
+    const base = fields?.source_url ?? fields?.url;
+    if (typeof base !== 'string' || base === '') return undefined;
+    return anchor ? `${base.replace(/#.*$/, '')}#${encodeURIComponent(anchor)}` : base;
+  }
+}

@@ -1,0 +1,71 @@
+import { sessionHash } from '../../shared/auth/keyed-hash.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import { FeedbackDataError, type FeedbackSigner } from '../../shared/feedback/feedback-token.js';
+import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import type { Variant } from '../../shared/storage/ports/configuration-store.js';
+import type { Device } from '../../shared/storage/ports/event-store.js';
+import { TARGET_SEPARATOR, VARIANT_NAMES, type WidgetSearchService } from './widget-search-service.js';
+
+/** Everything of the search interface besides search itself: autocomplete, clicks, support forwards, top questions. */
+export class WidgetUsageService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly search: WidgetSearchService,
+    private readonly signer: FeedbackSigner,
+    private readonly secret: string,
+  ) {}
+
+  /**
+   * Suggestions from earlier queries of the configuration. Tool: null when none match, 409 before
+   * enough queries exist. UI: [] in both cases (API.md).
+   */
+  autocomplete(variant: Variant, uid: string, query: string, limit: number) {
+    const config = this.search.configuration(variant, uid);
+    const asked = this.storage.events.queryCount(config.uid);
+    if (asked < config.autocompleteMinQueries) {
+      if (variant === 'ui') return { suggestions: [] };
+      throw new AppError(
+        'conflict',
+        `Autocomplete needs ${config.autocompleteMinQueries} earlier searches for this API Tool and ${asked} ${asked === 1 ? 'exists' : 'exist'} so far; suggestions start once ${config.autocompleteMinQueries - asked} more ${config.autocompleteMinQueries - asked === 1 ? 'search is' : 'searches are'} recorded`,
+        { needed: config.autocompleteMinQueries, existing: asked },
+      );
+    }
+    const prefix = normalizeQuery(query);
+    const found = prefix ? this.storage.events.suggestions(config.uid, prefix, config.autocompleteMinSessions, limit) : [];
+    if (variant === 'ui') return { suggestions: found.map((suggestion) => ({ suggestion })) };
+    return { suggestions: found.length ? found : null };
+  }
+
+  /** Records a click on a result or reference; anything garbled, forged or from the other variant is a 400. */
+  click(variant: Variant, feedbackData: string): void {
+    let payload;
+    try {
+      payload = this.signer.verify(feedbackData);
+    } catch (err) {
+      if (err instanceof FeedbackDataError) throw new AppError('invalid_request', `Invalid request: feedback_data: ${err.message}`);
+      throw err;
+    }
+    if (payload.v !== variant) {
+      throw new AppError('invalid_request', `Invalid request: feedback_data belongs to an ${VARIANT_NAMES[payload.v]}; send it to /v1/${payload.v}/feedback`);
+    }
+    if (payload.x) return; // a preview's click: nothing is recorded
+    if (!this.storage.configurations.get(payload.c)) return; // the configuration was deleted since
+    this.storage.events.recordClick({
+      at: Date.now(), configurationUid: payload.c, searchEventId: payload.e, session: payload.h, normalized: payload.q,
+      position: payload.p, target: payload.i ? `${payload.i}${TARGET_SEPARATOR}${payload.d}` : `answer${TARGET_SEPARATOR}${payload.d}`,
+    });
+  }
+
+  supportForward(variant: Variant, body: { uid: string; url: string; sessionId?: string; device: Device }): void {
+    const config = this.search.configuration(variant, body.uid);
+    this.storage.events.recordSupportForward({
+      at: Date.now(), configurationUid: config.uid, url: body.url,
+      session: body.sessionId ? sessionHash(this.secret, body.sessionId) : null, device: body.device,
+    });
+  }
+
+  topQuestions(variant: Variant, uid: string) {
+    return { questions: this.search.configuration(variant, uid).topQuestions.map((question) => ({ question })) };
+  }
+}

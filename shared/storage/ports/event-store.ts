@@ -1,0 +1,73 @@
+import type { Variant } from './configuration-store.js';
+
+export type Device = 'desktop' | 'mobile' | 'unknown';
+
+/** One non-preview search, as insights aggregate it. */
+export interface SearchEvent {
+  id: string;
+  at: number;
+  configurationUid: string;
+  variant: Variant;
+  /** Keyed hash of the client's session id; the raw id is never stored. */
+  session: string;
+  device: Device;
+  query: string;
+  /** Normalized query: the key of autocomplete and click statistics. */
+  normalized: string;
+  resultCount: number;
+}
+
+export interface ClickEvent {
+  at: number;
+  configurationUid: string;
+  searchEventId: string;
+  session: string;
+  normalized: string;
+  position: number;
+  /** `<index uid>\u0000<document uid>` */
+  target: string;
+}
+
+export interface SupportForwardEvent {
+  at: number;
+  configurationUid: string;
+  url: string;
+  session: string | null;
+  device: Device;
+}
+
+export interface Insights {
+  searches: number;
+  sessions: number;
+  clicks: number;
+  searchesWithClick: number;
+  /** Searches followed by at least one click, over searches. */
+  ctr: number;
+  noResultSearches: number;
+  topQueries: { query: string; searches: number; clicks: number }[];
+  noResultQueries: { query: string; searches: number }[];
+  clickPositions: { position: number; clicks: number }[];
+  supportForwards: number;
+  byDay: { day: string; searches: number; clicks: number; noResults: number }[];
+}
+
+/**
+ * Usage events and the statistics learnt from them (autocomplete, click boosts). Separate from
+ * documents: losing the last second of events on a power cut is acceptable, so it commits cheaply.
+ */
+export interface EventStore {
+  recordSearches(events: SearchEvent[]): void;
+  /** Records a click; false when that search event was already clicked at that position by that session. */
+  recordClick(event: ClickEvent): boolean;
+  recordSupportForward(event: SupportForwardEvent): void;
+  /** Searches recorded for a configuration (what the autocomplete minimum counts). */
+  queryCount(configurationUid: string): number;
+  /** Earlier queries starting with `prefix`, asked by at least `minSessions` sessions, most asked first. */
+  suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number): string[];
+  /** Distinct sessions that clicked each target for a normalized query. */
+  clickSessions(configurationUid: string, normalized: string): Map<string, number>;
+  insights(configurationUid: string, from: number, to: number): Insights;
+  /** Drops everything recorded for a configuration. */
+  forget(configurationUid: string): void;
+  close(): void;
+}

@@ -1,0 +1,64 @@
+import type { ConfigurationRecord, ConfigurationStore, InstantAnswerRecord } from '../ports/configuration-store.js';
+import type { Db } from './open-database.js';
+
+interface Row {
+  body: string;
+}
+
+// The record is stored whole as JSON: configurations are read by uid only, and new settings
+// then need no migration.
+const fromRow = <T>(r: Row | undefined): T | null => (r ? (JSON.parse(r.body) as T) : null);
+
+export class SqliteConfigurationStore implements ConfigurationStore {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare(`INSERT INTO configurations (uid, variant, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`),
+      get: db.prepare<[string], Row>(`SELECT body FROM configurations WHERE uid = ?`),
+      all: db.prepare<[], Row>(`SELECT body FROM configurations ORDER BY created_at, uid`),
+      replace: db.prepare(`UPDATE configurations SET body = ?, updated_at = ? WHERE uid = ?`),
+      delete: db.prepare(`DELETE FROM configurations WHERE uid = ?`),
+      insertAnswer: db.prepare(`INSERT INTO instant_answers (id, configuration_uid, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`),
+      answers: db.prepare<[string], Row>(`SELECT body FROM instant_answers WHERE configuration_uid = ? ORDER BY created_at, id`),
+      replaceAnswer: db.prepare(`UPDATE instant_answers SET body = ?, updated_at = ? WHERE id = ? AND configuration_uid = ?`),
+      deleteAnswer: db.prepare(`DELETE FROM instant_answers WHERE id = ? AND configuration_uid = ?`),
+    };
+  }
+
+  insert(r: ConfigurationRecord) {
+    this.q.insert.run(r.uid, r.variant, JSON.stringify(r), r.createdAt, r.updatedAt);
+  }
+
+  get(uid: string) {
+    return fromRow<ConfigurationRecord>(this.q.get.get(uid));
+  }
+
+  list() {
+    return this.q.all.all().map((r) => fromRow<ConfigurationRecord>(r)!);
+  }
+
+  replace(r: ConfigurationRecord) {
+    return this.q.replace.run(JSON.stringify(r), r.updatedAt, r.uid).changes > 0;
+  }
+
+  delete(uid: string) {
+    return this.q.delete.run(uid).changes > 0;
+  }
+
+  insertInstantAnswer(r: InstantAnswerRecord) {
+    this.q.insertAnswer.run(r.id, r.configurationUid, JSON.stringify(r), r.createdAt, r.updatedAt);
+  }
+
+  instantAnswers(configurationUid: string) {
+    return this.q.answers.all(configurationUid).map((r) => fromRow<InstantAnswerRecord>(r)!);
+  }
+
+  replaceInstantAnswer(r: InstantAnswerRecord) {
+    return this.q.replaceAnswer.run(JSON.stringify(r), r.updatedAt, r.id, r.configurationUid).changes > 0;
+  }
+
+  deleteInstantAnswer(configurationUid: string, id: string) {
+    return this.q.deleteAnswer.run(id, configurationUid).changes > 0;
+  }
+}

@@ -1,0 +1,140 @@
+import type { ClickEvent, EventStore, Insights, SearchEvent, SupportForwardEvent } from '../ports/event-store.js';
+import type Database from 'better-sqlite3';
+import type { Db } from './open-database.js';
+
+const DAY_MS = 86_400_000;
+
+export class SqliteEventStore implements EventStore {
+  private readonly q;
+  private readonly insertSearches: Database.Transaction<(events: SearchEvent[]) => void>;
+  private readonly insertClick: Database.Transaction<(e: ClickEvent) => boolean>;
+
+  constructor(private readonly db: Db) {
+    this.q = {
+      search: db.prepare(
+        `INSERT OR IGNORE INTO searches (id, at, configuration_uid, variant, session, device, query, normalized, result_count)
+         VALUES (@id, @at, @configurationUid, @variant, @session, @device, @query, @normalized, @resultCount)`,
+      ),
+      querySession: db.prepare(`INSERT OR IGNORE INTO query_sessions (configuration_uid, query, session) VALUES (?, ?, ?)`),
+      queryStat: db.prepare(
+        `INSERT INTO query_stats (configuration_uid, query, searches, sessions) VALUES (?, ?, 1, ?)
+         ON CONFLICT DO UPDATE SET searches = searches + 1, sessions = sessions + excluded.sessions`,
+      ),
+      total: db.prepare(
+        `INSERT INTO query_totals (configuration_uid, searches) VALUES (?, 1) ON CONFLICT DO UPDATE SET searches = searches + 1`,
+      ),
+      click: db.prepare(
+        `INSERT OR IGNORE INTO clicks (search_id, session, position, at, configuration_uid, target) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      clickSession: db.prepare(`INSERT OR IGNORE INTO click_sessions (configuration_uid, query, target, session) VALUES (?, ?, ?, ?)`),
+      clickStat: db.prepare(
+        `INSERT INTO click_stats (configuration_uid, query, target, sessions) VALUES (?, ?, ?, 1)
+         ON CONFLICT DO UPDATE SET sessions = sessions + 1`,
+      ),
+      support: db.prepare(`INSERT INTO support_forwards (at, configuration_uid, url, session, device) VALUES (?, ?, ?, ?, ?)`),
+      count: db.prepare<[string], number>(`SELECT coalesce((SELECT searches FROM query_totals WHERE configuration_uid = ?), 0)`).pluck(),
+      suggest: db.prepare<[string, string, string, number, number], string>(
+        `SELECT query FROM query_stats WHERE configuration_uid = ? AND query >= ? AND query < ? AND sessions >= ?
+         ORDER BY searches DESC, query LIMIT ?`,
+      ).pluck(),
+      clickSessions: db.prepare<[string, string], { target: string; sessions: number }>(
+        `SELECT target, sessions FROM click_stats WHERE configuration_uid = ? AND query = ?`,
+      ),
+    };
+    this.insertSearches = db.transaction((events: SearchEvent[]) => {
+      for (const e of events) {
+        if (this.q.search.run(e).changes === 0) continue;
+        const newSession = this.q.querySession.run(e.configurationUid, e.normalized, e.session).changes;
+        this.q.queryStat.run(e.configurationUid, e.normalized, newSession);
+        this.q.total.run(e.configurationUid);
+      }
+    });
+    this.insertClick = db.transaction((e: ClickEvent) => {
+      if (this.q.click.run(e.searchEventId, e.session, e.position, e.at, e.configurationUid, e.target).changes === 0) return false;
+      if (this.q.clickSession.run(e.configurationUid, e.normalized, e.target, e.session).changes > 0) {
+        this.q.clickStat.run(e.configurationUid, e.normalized, e.target);
+      }
+      return true;
+    });
+  }
+
+  recordSearches(events: SearchEvent[]) {
+    if (events.length) this.insertSearches.immediate(events);
+  }
+
+  recordClick(e: ClickEvent) {
+    return this.insertClick.immediate(e);
+  }
+
+  recordSupportForward(e: SupportForwardEvent) {
+    this.q.support.run(e.at, e.configurationUid, e.url, e.session, e.device);
+  }
+
+  queryCount(configurationUid: string) {
+    return this.q.count.get(configurationUid) as number;
+  }
+
+  suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number) {
+    return this.q.suggest.all(configurationUid, prefix, prefix + '\u{10ffff}', minSessions, limit);
+  }
+
+  clickSessions(configurationUid: string, normalized: string) {
+    return new Map(this.q.clickSessions.all(configurationUid, normalized).map((r) => [r.target, r.sessions]));
+  }
+
+  insights(uid: string, from: number, to: number): Insights {
+    const one = <T>(sql: string, ...args: unknown[]) => this.db.prepare(sql).get(...args) as T;
+    const all = <T>(sql: string, ...args: unknown[]) => this.db.prepare(sql).all(...args) as T[];
+    const range = [uid, from, to];
+    const s = one<{ searches: number; sessions: number; empty: number }>(
+      `SELECT count(*) AS searches, count(DISTINCT session) AS sessions, coalesce(sum(result_count = 0), 0) AS empty
+       FROM searches WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
+    const c = one<{ clicks: number; searches: number }>(
+      `SELECT count(*) AS clicks, count(DISTINCT search_id) AS searches FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
+    const topQueries = all<{ query: string; searches: number; clicks: number }>(
+      `SELECT s.normalized AS query, count(DISTINCT s.id) AS searches, count(k.search_id) AS clicks
+       FROM searches s LEFT JOIN clicks k ON k.search_id = s.id
+       WHERE s.configuration_uid = ? AND s.at >= ? AND s.at < ?
+       GROUP BY s.normalized ORDER BY searches DESC, query LIMIT 20`, ...range);
+    const noResultQueries = all<{ query: string; searches: number }>(
+      `SELECT normalized AS query, count(*) AS searches FROM searches
+       WHERE configuration_uid = ? AND at >= ? AND at < ? AND result_count = 0
+       GROUP BY normalized ORDER BY searches DESC, query LIMIT 20`, ...range);
+    const clickPositions = all<{ position: number; clicks: number }>(
+      `SELECT position, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY position ORDER BY position`, ...range);
+    const support = one<{ n: number }>(`SELECT count(*) AS n FROM support_forwards WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
+    const days = all<{ day: number; searches: number; noResults: number }>(
+      `SELECT at / ${DAY_MS} AS day, count(*) AS searches, sum(result_count = 0) AS noResults FROM searches
+       WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY day ORDER BY day`, ...range);
+    const dayClicks = new Map(all<{ day: number; clicks: number }>(
+      `SELECT at / ${DAY_MS} AS day, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY day`, ...range,
+    ).map((r) => [r.day, r.clicks]));
+    return {
+      searches: s.searches,
+      sessions: s.sessions,
+      clicks: c.clicks,
+      searchesWithClick: c.searches,
+      ctr: s.searches ? c.searches / s.searches : 0,
+      noResultSearches: s.empty,
+      topQueries,
+      noResultQueries,
+      clickPositions,
+      supportForwards: support.n,
+      byDay: days.map((d) => ({
+        day: new Date(d.day * DAY_MS).toISOString().slice(0, 10), searches: d.searches, clicks: dayClicks.get(d.day) ?? 0, noResults: d.noResults,
+      })),
+    };
+  }
+
+  forget(uid: string) {
+    this.db.transaction(() => {
+      for (const table of ['searches', 'clicks', 'support_forwards', 'query_stats', 'query_sessions', 'query_totals', 'click_stats', 'click_sessions']) {
+        this.db.prepare(`DELETE FROM ${table} WHERE configuration_uid = ?`).run(uid);
+      }
+    }).immediate();
+  }
+
+  close() {
+    this.db.close();
+  }
+}
