@@ -1,7 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -33,7 +33,9 @@ import { serverSecret } from '../shared/auth/keyed-hash.js';
 import { FeedbackSigner } from '../shared/feedback/feedback-token.js';
 import type { Embedder } from '../shared/llm/ports/embedder.js';
 import { adminConfigurationsRouter } from './routes/admin-configurations.js';
-import { searchInterfaceRouter } from './routes/search-interface.js';
+import { paramsOf, searchInterfaceRouter } from './routes/search-interface.js';
+import { searchRateLimit } from './middleware/rate-limit.js';
+import { searchCors } from './middleware/search-cors.js';
 import { ConfigurationService } from './services/configuration-service.js';
 import { EventRecorder } from './services/event-recorder.js';
 import { WidgetSearchService } from './services/widget-search-service.js';
@@ -59,6 +61,7 @@ export function buildApp(deps: AppDeps): Express {
   const { config, storage, queues, log } = deps;
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', config.http.trustProxy);
   app.set('query parser', 'simple');
 
   const auth = new Authenticator(storage.keys, config.auth.masterKey);
@@ -102,6 +105,7 @@ export function buildApp(deps: AppDeps): Express {
     app.use('/admin/queues', requireKey(auth, true), requirePermission('admin'), board.getRouter());
   }
 
+  app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
   app.use(searchInterfaceRouter(widgetSearch, widgetUsage));
 
   app.use(['/v1/content', '/v1/admin'], keyed);
@@ -113,4 +117,34 @@ export function buildApp(deps: AppDeps): Express {
   app.use(notFound);
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * CORS from each configuration's allowed origins, then rate limits per client address and per uid
+ * (docs/public-safety.md). Previews are limited in this process's memory: they must leave no trace,
+ * not even a counter in Redis.
+ */
+function searchSafety({ config, storage, redis, log }: AppDeps) {
+  const uidOf = (req: Request) => {
+    const uid = paramsOf(req).uid;
+    return typeof uid === 'string' ? uid : undefined;
+  };
+  const limits = { prefix: `${config.redis.prefix}:rl`, perClient: config.rateLimit.client, perUid: config.rateLimit.uid, uidOf };
+  let lastWarning = 0;
+  const onError = (err: unknown) => {
+    // Once a minute is enough to tell an operator that limits are off while Redis is away.
+    if (Date.now() - lastWarning < 60_000) return;
+    lastWarning = Date.now();
+    log.warn({ err }, 'rate limits skipped: Redis unavailable');
+  };
+  const shared = searchRateLimit({ ...limits, redis, onError });
+  const local = searchRateLimit({ ...limits, redis: null });
+  const isPreview = (req: Request) => {
+    const p = paramsOf(req);
+    return ['true', '1', true].includes(p.preview as string | boolean) || FeedbackSigner.claimsPreview(p.feedback_data);
+  };
+  return [
+    searchCors((uid) => storage.configurations.get(uid)?.allowedOrigins ?? null, uidOf),
+    (req: Request, res: Response, next: NextFunction) => (isPreview(req) ? local : shared)(req, res, next),
+  ];
 }

@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
 import { contentDocumentSchema } from '../schemas/content-schemas.js';
 import { contentSearchResponseSchema, contentSearchSchema } from '../schemas/content-search-schema.js';
+import {
+  configurationViewSchema, createConfigurationSchema, createInstantAnswerSchema, instantAnswerViewSchema, updateConfigurationSchema,
+  updateInstantAnswerSchema,
+} from '../schemas/configuration-schemas.js';
+import {
+  autocompleteSchema, feedbackSchema, supportForwardSchema, toolSuggestionsSchema, topQuestionsResponseSchema, topQuestionsSchema,
+  uiSuggestionsSchema, widgetSearchResponseSchema, widgetSearchSchema,
+} from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
@@ -19,7 +27,87 @@ const docParam = param('document_uid', 'path', 'Caller-chosen document id, 1-512
 const auth = [{ apiKey: [] }];
 const common = { '401': err('Missing or invalid API key'), '403': err('The key lacks the permission or index') };
 
+/** Query-string parameters straight from an object schema's fields. */
+const queryParams = (schema: z.ZodObject) => {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, object>; required?: string[] };
+  return Object.entries(json.properties).map(([name, prop]) => ({ name, in: 'query', required: json.required?.includes(name) ?? false, schema: prop }));
+};
+const widgetErrors = {
+  '400': err('A parameter is missing or invalid (named in the message)'), '403': err('Browser origin not in the configuration\'s allowed_origins'),
+  '404': err('No configuration of this variant has that uid'), '429': err('Rate limit per client address or per uid; see Retry-After'),
+};
+
+/** The search interface, per variant (API.md section A): no API key, CORS and rate limits instead. */
+function searchInterfacePaths(variant: 'tool' | 'ui') {
+  const name = variant === 'tool' ? 'API Tool' : 'API UI';
+  const search = {
+    summary: `Search an ${name}: hybrid keyword + vector ranking, instant answers first, one paragraph per document`,
+    description: 'Parameters in the query string, or for POST in a JSON body (the body wins). `session-id` may come as the X-Session-Id header. With `preview=true` nothing is stored or counted.',
+    parameters: queryParams(widgetSearchSchema),
+    responses: { '200': ok('Results', widgetSearchResponseSchema), ...widgetErrors },
+  };
+  return {
+    [`/v1/${variant}/search`]: { get: search, post: { ...search, requestBody: { content: json(widgetSearchSchema) } } },
+    [`/v1/${variant}/autocomplete`]: {
+      get: {
+        summary: variant === 'tool'
+          ? 'Suggestions from earlier queries; `null` when none match; 409 before enough earlier queries exist'
+          : 'Suggestions from earlier queries as `{suggestion}` objects; `[]` when none match or too few queries exist',
+        description: 'A query is suggested only after at least `autocomplete_min_sessions` distinct sessions asked it (privacy).',
+        parameters: queryParams(autocompleteSchema),
+        responses: {
+          '200': ok('Suggestions', variant === 'tool' ? toolSuggestionsSchema : uiSuggestionsSchema), ...widgetErrors,
+          ...(variant === 'tool' ? { '409': err('Fewer earlier queries than the configured minimum (the message says how many exist and are needed)') } : {}),
+        },
+      },
+    },
+    [`/v1/${variant}/feedback`]: {
+      post: {
+        summary: 'Record a click on a result or reference', requestBody: { required: true, content: json(feedbackSchema) },
+        responses: { '204': ok('Recorded (a preview\'s click is accepted and dropped)'), '400': err('feedback_data garbled, altered or forged, or type is not click'), '429': widgetErrors['429'] },
+      },
+    },
+    [`/v1/${variant}/support-forward`]: {
+      post: {
+        summary: 'Record that a user was forwarded to support', requestBody: { required: true, content: json(supportForwardSchema) },
+        responses: { '204': ok('Recorded'), ...widgetErrors },
+      },
+    },
+    [`/v1/${variant}/top-questions`]: {
+      get: { summary: 'The configuration\'s top questions', parameters: queryParams(topQuestionsSchema), responses: { '200': ok('Questions', topQuestionsResponseSchema), ...widgetErrors } },
+    },
+  };
+}
+
+const configParam = param('uid', 'path', 'Configuration uid');
+
 const paths = {
+  ...searchInterfacePaths('tool'),
+  ...searchInterfacePaths('ui'),
+  '/v1/admin/configurations': {
+    post: { summary: 'Create an API Tool (variant tool) or API UI (variant ui)', security: auth, requestBody: { required: true, content: json(createConfigurationSchema) }, responses: { '201': ok('Created', configurationViewSchema), '400': err('Invalid settings or unknown index'), ...common } },
+    get: { summary: 'List configurations', security: auth, responses: { '200': ok('Configurations', z.object({ configurations: z.array(configurationViewSchema) })), ...common } },
+  },
+  '/v1/admin/configurations/{uid}': {
+    get: { summary: 'One configuration', security: auth, parameters: [configParam], responses: { '200': ok('Configuration', configurationViewSchema), '404': err('Unknown configuration'), ...common } },
+    patch: { summary: 'Change some settings', security: auth, parameters: [configParam], requestBody: { required: true, content: json(updateConfigurationSchema) }, responses: { '200': ok('Updated', configurationViewSchema), '400': err('Invalid settings'), '404': err('Unknown configuration'), ...common } },
+    delete: { summary: 'Delete a configuration with its instant answers and recorded events', security: auth, parameters: [configParam], responses: { '204': ok('Deleted'), '404': err('Unknown configuration'), ...common } },
+  },
+  '/v1/admin/configurations/{uid}/instant-answers': {
+    post: { summary: 'Add an instant answer (HTML sanitized when saved)', security: auth, parameters: [configParam], requestBody: { required: true, content: json(createInstantAnswerSchema) }, responses: { '201': ok('Created', instantAnswerViewSchema), '400': err('Invalid answer'), '404': err('Unknown configuration'), ...common } },
+    get: { summary: 'List instant answers', security: auth, parameters: [configParam], responses: { '200': ok('Answers', z.object({ instant_answers: z.array(instantAnswerViewSchema) })), '404': err('Unknown configuration'), ...common } },
+  },
+  '/v1/admin/configurations/{uid}/instant-answers/{id}': {
+    patch: { summary: 'Change an instant answer', security: auth, parameters: [configParam, param('id', 'path', 'Answer id')], requestBody: { required: true, content: json(updateInstantAnswerSchema) }, responses: { '200': ok('Updated', instantAnswerViewSchema), '404': err('Unknown configuration or answer'), ...common } },
+    delete: { summary: 'Delete an instant answer', security: auth, parameters: [configParam, param('id', 'path', 'Answer id')], responses: { '204': ok('Deleted'), '404': err('Unknown configuration or answer'), ...common } },
+  },
+  '/v1/admin/configurations/{uid}/insights': {
+    get: {
+      summary: 'Insights over a date range: searches, sessions, clicks, CTR, no-result queries, top queries, click positions, support forwards, per day', security: auth,
+      parameters: [configParam, param('from', 'query', 'Start, inclusive: YYYY-MM-DD (UTC) or ISO 8601', { type: 'string' }, true), param('to', 'query', 'End, exclusive', { type: 'string' }, true)],
+      responses: { '200': ok('Aggregates'), '400': err('Bad date range'), '404': err('Unknown configuration'), ...common },
+    },
+  },
   '/v2/indexes/{index_uid}/documents': {
     get: {
       summary: 'List documents ordered by uid', security: auth,

@@ -57,7 +57,14 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
     const from = parseDateParam('from', q.from);
     const to = parseDateParam('to', q.to);
     if (to <= from) throw new AppError('invalid_request', 'Invalid request: to: must be after from (from is inclusive, to exclusive)');
-    res.json({ uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(), ...storage.events.insights(config.uid, from, to) });
+    const i = storage.events.insights(config.uid, from, to);
+    res.json({
+      uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(),
+      searches: i.searches, sessions: i.sessions, clicks: i.clicks, searches_with_click: i.searchesWithClick, ctr: i.ctr,
+      no_result_searches: i.noResultSearches, support_forwards: i.supportForwards, top_queries: i.topQueries,
+      no_result_queries: i.noResultQueries, click_positions: i.clickPositions,
+      by_day: i.byDay.map((d) => ({ day: d.day, searches: d.searches, clicks: d.clicks, no_results: d.noResults })),
+    });
   });
   return r;
 }

@@ -15,6 +15,22 @@ const int = (min: number, max: number) =>
     .min(min, `must be a whole number from ${min} to ${max}`)
     .max(max, `must be a whole number from ${min} to ${max}`);
 
+/** `points/seconds`, e.g. `120/10`: at most 120 requests in any 10-second window. */
+const budget = z
+  .string()
+  .regex(/^\d{1,9}\/\d{1,6}$/, 'use points/seconds, e.g. 120/10')
+  .transform((v) => {
+    const [points, seconds] = v.split('/').map(Number);
+    return { points, seconds };
+  })
+  .refine((b) => b.points >= 1 && b.seconds >= 1, 'points and seconds must both be at least 1');
+
+/** Express's `trust proxy`: true/false, a hop count, or addresses/subnets (`loopback`, `10.0.0.0/8`). */
+function trustProxy(v: string): boolean | number | string {
+  if (v === 'true' || v === 'false') return v === 'true';
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
+
 const QUEUE_NAMES = ['section', 'embed', 'index'] as const;
 export type PipelineQueue = (typeof QUEUE_NAMES)[number];
 
@@ -52,6 +68,9 @@ const envSchema = z.object({
   QUARRY_EMBEDDINGS_DIMENSIONS: int(1, 65536).optional(),
   QUARRY_EMBEDDINGS_MODEL_PATH: z.string().optional(),
   QUARRY_DASHBOARD: bool.default(true),
+  QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
+  QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
+  QUARRY_TRUST_PROXY: z.string().default('false'),
 });
 
 function buildConfig(e: z.output<typeof envSchema>) {
@@ -63,7 +82,9 @@ function buildConfig(e: z.output<typeof envSchema>) {
       maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
       maxBatchDocuments: e.QUARRY_MAX_BATCH_DOCUMENTS,
       dashboard: e.QUARRY_DASHBOARD,
+      trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
     },
+    rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
     redis: { url: e.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: e.QUARRY_REDIS_PREFIX },
     storage: { dataDir, synchronous: e.QUARRY_SQLITE_SYNCHRONOUS },
     auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null },

@@ -55,6 +55,15 @@ export class FeedbackSigner {
     return JSON.parse(body.subarray(1).toString('utf8')) as FeedbackPayload;
   }
 
+  /**
+   * Whether the token says it came from a preview, without checking its signature: only for
+   * routing the request to the preview rate limiter before the real check rejects forgeries.
+   */
+  static claimsPreview(data: unknown): boolean {
+    if (typeof data !== 'string' || data.length > 8192) return false;
+    return Buffer.from(data, 'base64').includes('"x":1');
+  }
+
   private mac(body: Buffer): Buffer {
     return createHmac('sha256', this.secret).update('feedback\u0000').update(body).digest().subarray(0, MAC_BYTES);
   }

@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_BREAK } from '../../shared/search/render/paragraph-html.js';
-import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
 const PAGES = [
@@ -48,11 +50,14 @@ async function footprint() {
     }
   }
   const keys = (await svc.redis.keys(`${svc.prefix}:*`)).filter((k) => !k.includes(':bull:') && !k.includes(':metrics:')).sort();
-  return { counts, keys };
+  // Values too: a rate-limit counter that moved would be a trace of the request.
+  const values = await Promise.all(keys.map(async (k) => ((await svc.redis.type(k)) === 'string' ? svc.redis.get(k) : svc.redis.type(k))));
+  return { counts, keys, values };
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Far above what the suite sends: the limits themselves are tested in rate-limit.test.ts.
+  svc = await startTestService({ env: { QUARRY_RATE_LIMIT_CLIENT: '100000/10', QUARRY_RATE_LIMIT_UID: '100000/10' } });
   expect((await svc.call('POST', '/v1/admin/indexes', { uid: 'kb' })).status).toBe(201);
   for (const { uid, ...body } of PAGES) expect((await svc.call('PUT', `/v2/indexes/kb/documents/${uid}`, body)).status).toBe(204);
   await settled();
@@ -75,6 +80,19 @@ describe('admin configurations', () => {
     expect((await svc.call('DELETE', `/v1/admin/configurations/${uid}`)).status).toBe(204);
     expect((await svc.call('GET', `/v1/admin/configurations/${uid}`)).status).toBe(404);
     expect((await svc.call('GET', '/v1/admin/configurations', undefined, { 'x-api-key': 'wrong-key-0123456789' })).status).toBe(401);
+  });
+
+  it('can be managed from the CLI through the admin API', async () => {
+    const cli = (...args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/configurations.ts', ...args], {
+      env: { ...process.env, QUARRY_URL: svc.url, QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_DATA_DIR: svc.dataDir },
+    });
+    const created = JSON.parse((await cli('create', '--variant', 'ui', '--name', 'From CLI', '--indexes', 'kb', '--result-count', '4')).stdout);
+    expect(created).toMatchObject({ variant: 'ui', name: 'From CLI', indexes: ['kb'], result_count: 4 });
+    const updated = JSON.parse((await cli('update', created.uid, '--top-questions', 'How?|Why?')).stdout);
+    expect(updated.top_questions).toEqual(['How?', 'Why?']);
+    await expect(cli('create', '--variant', 'ui', '--name', 'x', '--indexes', 'missing')).rejects.toMatchObject({ stderr: expect.stringContaining("'missing' does not exist") });
+    await cli('delete', created.uid);
+    expect((await svc.call('GET', `/v1/admin/configurations/${created.uid}`)).status).toBe(404);
   });
 
   it('sanitizes instant answers when they are saved', async () => {
@@ -144,7 +162,7 @@ describe.each(['tool', 'ui'])('search interface, %s variant', (variant) => {
     expect((await widget('POST', `/v1/${variant}/support-forward`, { uid: configs[variant], url: 'not a url' })).status).toBe(400);
     expect((await widget('POST', `/v1/${variant}/support-forward`, { uid: 'nope', url: 'https://example.com/help' })).status).toBe(404);
     const insights = await svc.call('GET', `/v1/admin/configurations/${configs[variant]}/insights?from=2000-01-01&to=2100-01-01`);
-    expect(insights.body.supportForwards).toBe(1);
+    expect(insights.body.support_forwards).toBe(1);
   });
 
   it('preview leaves no trace in any table or Redis key', async () => {
@@ -155,6 +173,29 @@ describe.each(['tool', 'ui'])('search interface, %s variant', (variant) => {
     expect((await widget('POST', `/v1/${variant}/feedback`, { type: 'click', feedback_data: r.body.results[0].feedback_data })).status).toBe(204);
     svc.flushEvents();
     expect(await footprint()).toEqual(before);
+  });
+});
+
+describe('public-facing safety', () => {
+  it('allows browsers only from the configured origins', async () => {
+    const uid = await createConfig('ui', { allowed_origins: ['https://shop.example', 'https://*.help.example'] });
+    const from = (origin: string) => widget('GET', '/v1/ui/search', { uid, 'session-id': 's', query: 'refund' }, { origin });
+    const ok = await from('https://shop.example');
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    expect((await from('https://eu.help.example')).status).toBe(200);
+    const evil = await from('https://evil.example');
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+    expect(evil.body.message).toContain('allowed_origins');
+    // Servers (no Origin header) are not browsers: CORS does not apply.
+    expect((await widget('GET', '/v1/ui/search', { uid, 'session-id': 's', query: 'refund' })).status).toBe(200);
+  });
+
+  it('counts requests per client address and uid in Redis', async () => {
+    const r = await search('ui', 'refund');
+    expect(Number(r.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
+    expect((await svc.redis.keys(`${svc.prefix}:rl*`)).length).toBeGreaterThan(0);
   });
 });
 
@@ -281,13 +322,33 @@ describe('insights', () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const i = (await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=${today}&to=${tomorrow}`)).body;
     expect(i).toMatchObject({
-      searches: 3, sessions: 2, clicks: 1, searchesWithClick: 1, noResultSearches: 1,
-      topQueries: [{ query: 'refund', searches: 2, clicks: 1 }, { query: 'xqzzy unknownword', searches: 1, clicks: 0 }],
-      noResultQueries: [{ query: 'xqzzy unknownword', searches: 1 }], clickPositions: [{ position: 2, clicks: 1 }],
+      searches: 3, sessions: 2, clicks: 1, searches_with_click: 1, no_result_searches: 1,
+      top_queries: [{ query: 'refund', searches: 2, clicks: 1 }, { query: 'xqzzy unknownword', searches: 1, clicks: 0 }],
+      no_result_queries: [{ query: 'xqzzy unknownword', searches: 1 }], click_positions: [{ position: 2, clicks: 1 }],
+      by_day: [{ day: today, searches: 3, clicks: 1, no_results: 1 }],
     });
     expect(i.ctr).toBeCloseTo(1 / 3);
     const empty = (await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=2000-01-01&to=2000-01-02`)).body;
     expect(empty.searches).toBe(0);
     expect((await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=tomorrow&to=x`)).status).toBe(400);
+  });
+});
+
+describe('rate limits through the real app', () => {
+  it('answers 429 with Retry-After once a client address spends its budget; previews count apart, in memory', async () => {
+    const small = await startTestService({ workers: false, env: { QUARRY_RATE_LIMIT_CLIENT: '3/60' } });
+    try {
+      await small.call('POST', '/v1/admin/indexes', { uid: 'empty' });
+      const uid = (await small.call('POST', '/v1/admin/configurations', { variant: 'tool', name: 'x', indexes: ['empty'] })).body.uid;
+      const get = (preview = false) => fetch(`${small.url}/v1/tool/search?uid=${uid}&session-id=s&query=x${preview ? '&preview=true' : ''}`);
+      for (let i = 0; i < 3; i++) expect((await get()).status).toBe(200);
+      const limited = await get();
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await limited.json()).toMatchObject({ code: 429, message: expect.stringContaining('per client address') });
+      expect((await get(true)).status).toBe(200);
+    } finally {
+      await small.close();
+    }
   });
 });

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { AppError } from '../../shared/errors/app-error.js';
+
+export interface RateLimitBudget {
+  points: number;
+  seconds: number;
+}
+
+export interface RateLimitOptions {
+  /** null counts in this process's memory only (used for previews, which must leave no key in Redis). */
+  redis: Redis | null;
+  /** Redis key prefix, e.g. `${config.redis.prefix}:rl`. */
+  prefix: string;
+  perClient: RateLimitBudget;
+  perUid: RateLimitBudget;
+  uidOf: (req: Request) => string | undefined;
+  /** Told about every Redis failure; the request goes through regardless. */
+  onError?: (err: unknown) => void;
+  /** How long a request waits for Redis before it goes through unlimited (default 250 ms). */
+  timeoutMs?: number;
+}
+
+type Outcome =
+  | { kind: 'passed'; res: RateLimiterRes }
+  | { kind: 'limited'; res: RateLimiterRes }
+  | { kind: 'failed'; err: unknown };
+
+const seconds = (ms: number) => Math.ceil(ms / 1000);
+
+// A uid can come from a 20 MB JSON body; it must not become a 20 MB Redis key.
+const keyOf = (value: string) => (value.length <= 128 ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`);
+
+class Limit {
+  private readonly limiter: RateLimiterAbstract;
+
+  constructor(
+    readonly scope: string,
+    readonly budget: RateLimitBudget,
+    redis: Redis | null,
+    keyPrefix: string,
+    private readonly timeoutMs: number,
+  ) {
+    if (!redis) {
+      this.limiter = new RateLimiterMemory({ keyPrefix, points: budget.points, duration: budget.seconds });
+      return;
+    }
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix,
+      points: budget.points,
+      duration: budget.seconds,
+      // The app's client queues commands while Redis is away (BullMQ needs that); a search must not wait with them.
+      rejectIfRedisNotReady: true,
+      // Once a key is over its fixed window it stays rejected until the window ends, so this process answers
+      // a flood from memory instead of a Redis round trip per request; the outcome is the same.
+      inMemoryBlockOnConsumed: budget.points + 1,
+    });
+  }
+
+  async take(key: string): Promise<Outcome> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer the rate limiter within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      // race() subscribes to both, so a consume that fails after the timeout is not an unhandled rejection.
+      return { kind: 'passed', res: await Promise.race([this.limiter.consume(keyOf(key)), timeout]) };
+    } catch (err) {
+      return err instanceof RateLimiterRes ? { kind: 'limited', res: err } : { kind: 'failed', err };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  headers(res: RateLimiterRes): Record<string, string> {
+    return {
+      'RateLimit-Limit': String(this.budget.points),
+      'RateLimit-Remaining': String(res.remainingPoints),
+      'RateLimit-Reset': String(seconds(res.msBeforeNext)),
+    };
+  }
+
+  exceeded(res: RateLimiterRes): AppError {
+    const retryAfter = Math.max(1, seconds(res.msBeforeNext));
+    const { points, seconds: window } = this.budget;
+    return new AppError(
+      'rate_limited',
+      `Rate limit per ${this.scope} exceeded (${points} requests per ${window} seconds); retry in ${retryAfter} seconds`,
+      undefined,
+      { ...this.headers(res), 'Retry-After': String(retryAfter) },
+    );
+  }
+}
+
+/**
+ * Limits the public search routes per client address and per configuration uid, in Redis so the limits
+ * hold across API processes. Redis trouble lets requests through: a search box must outlive a Redis blip.
+ */
+export function searchRateLimit(o: RateLimitOptions): RequestHandler {
+  const timeoutMs = o.timeoutMs ?? 250;
+  const perClient = new Limit('client address', o.perClient, o.redis, `${o.prefix}:client`, timeoutMs);
+  const perUid = new Limit('configuration uid', o.perUid, o.redis, `${o.prefix}:uid`, timeoutMs);
+  const onError = o.onError ?? (() => {});
+
+  return async (req, res, next) => {
+    const passed: Array<{ limit: Limit; res: RateLimiterRes }> = [];
+    const steps: Array<[Limit, string | undefined]> = [
+      [perClient, req.ip],
+      [perUid, o.uidOf(req)],
+    ];
+    for (const [limit, key] of steps) {
+      if (key === undefined) continue;
+      const outcome = await limit.take(key);
+      if (outcome.kind === 'limited') return next(limit.exceeded(outcome.res));
+      if (outcome.kind === 'failed') {
+        // Redis is most likely down for both limits; one wait is enough.
+        onError(outcome.err);
+        break;
+      }
+      passed.push({ limit, res: outcome.res });
+    }
+    setTightest(res, passed);
+    next();
+  };
+}
+
+/** The IETF RateLimit headers describe one policy: the one closest to running out. */
+function setTightest(res: Response, passed: Array<{ limit: Limit; res: RateLimiterRes }>): void {
+  const tightest = passed.reduce<(typeof passed)[number] | undefined>(
+    (a, b) => (a === undefined || b.res.remainingPoints < a.res.remainingPoints ? b : a),
+    undefined,
+  );
+  if (tightest) res.set(tightest.limit.headers(tightest.res));
+}

@@ -1,0 +1,73 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { AppError } from '../../shared/errors/app-error.js';
+
+const EXPOSED = 'Retry-After, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+const DEFAULT_REQUEST_HEADERS = 'Content-Type, X-Session-Id';
+
+/** Scheme, lowercased host and port with the default dropped; null for anything but http(s). */
+function parseOrigin(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    // Other schemes have opaque origins ("null"), which would all compare equal.
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+function matches(entry: string, origin: URL): boolean {
+  const allowed = parseOrigin(entry.trim());
+  if (!allowed || allowed.protocol !== origin.protocol || allowed.port !== origin.port) return false;
+  if (!allowed.hostname.startsWith('*.')) return allowed.hostname === origin.hostname;
+  // `*.example.com` keeps the dot: subdomains match, example.com itself and badexample.com do not.
+  return origin.hostname.endsWith(allowed.hostname.slice(1));
+}
+
+function originAllowed(allowedOrigins: readonly string[], origin: string): boolean {
+  if (allowedOrigins.some((e) => e.trim() === '*')) return true;
+  const parsed = parseOrigin(origin);
+  return parsed !== null && allowedOrigins.some((e) => matches(e, parsed));
+}
+
+function answerPreflight(req: Request, res: Response, origin: string): void {
+  res.vary('Access-Control-Request-Headers');
+  res.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+    'Access-Control-Allow-Headers': req.get('Access-Control-Request-Headers') || DEFAULT_REQUEST_HEADERS,
+    'Access-Control-Max-Age': '600',
+  });
+  res.status(204).end();
+}
+
+/**
+ * CORS for the public search routes, decided per configuration by its `allowed_origins`. There are no
+ * credentials on these routes, so the origin check is what keeps other sites from using a configuration.
+ */
+export function searchCors(
+  allowedOriginsOf: (uid: string) => string[] | null,
+  uidOf: (req: Request) => string | undefined,
+): RequestHandler {
+  return (req, res, next) => {
+    // Responses differ by Origin, so shared caches must keep them apart, with or without the header.
+    res.vary('Origin');
+    const origin = req.get('Origin');
+    if (origin === undefined) return next();
+
+    const uid = uidOf(req);
+    const allowed = uid === undefined ? null : allowedOriginsOf(uid);
+    const refused = () =>
+      next(new AppError('forbidden', `Origin ${origin} is not allowed for configuration ${uid}; add it to the configuration's allowed_origins`));
+
+    if (req.method === 'OPTIONS') {
+      // A preflight carries no body, so a uid sent in a POST body is invisible here: the real request is checked.
+      if (allowed !== null && !originAllowed(allowed, origin)) return refused();
+      return answerPreflight(req, res, origin);
+    }
+    // Unknown or missing uid: the route answers that (404/400).
+    if (allowed === null) return next();
+    if (!originAllowed(allowed, origin)) return refused();
+    res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED });
+    next();
+  };
+}
