@@ -30,7 +30,7 @@ export const createConfigurationSchema = z.strictObject({
   top_questions: settings.top_questions.default([]),
   autocomplete_min_queries: settings.autocomplete_min_queries.default(20),
   autocomplete_min_sessions: settings.autocomplete_min_sessions.default(3),
-  fusion: settings.fusion.default('rrf'),
+  fusion: settings.fusion.default('weighted'),
   keyword_weight: settings.keyword_weight.default(0.7),
 });
 

@@ -6,7 +6,7 @@ import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
-import type { IndexState } from '../../shared/search/engine/index-state.js';
+import { HEADING_FIELD, type IndexState } from '../../shared/search/engine/index-state.js';
 import { applyClickBoosts } from '../../shared/search/hybrid/click-boost.js';
 import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '../../shared/search/hybrid/fuse.js';
 import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
@@ -43,6 +43,8 @@ export interface WidgetResult {
 const CANDIDATES = 50;
 /** A query embedding that takes longer than this is dropped: the keyword leg answers alone. */
 const EMBED_TIMEOUT_MS = 1500;
+/** Weight of a section's own heading in the keyword leg (page title and body text weigh 1). */
+const HEADING_BOOST = 1;
 export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'API UI' };
 
 export const TARGET_SEPARATOR = '\u0000';
@@ -123,7 +125,7 @@ export class WidgetSearchService {
     const fused =
       config.fusion === 'weighted'
         ? weightedFusion([keyword, vector], [config.keywordWeight, 1 - config.keywordWeight])
-        : reciprocalRankFusion([keyword, vector]);
+        : reciprocalRankFusion([keyword, vector], [config.keywordWeight, 1 - config.keywordWeight]);
     // One paragraph per document: its best-ranked section.
     const byDoc = new Map<string, { hit: Hit; target: string; score: number }>();
     for (const { key, score } of rankFused(fused)) {
@@ -140,9 +142,10 @@ export class WidgetSearchService {
     states.forEach((state, s) => {
       const terms = state.analyzer.analyze(query);
       if (terms.length === 0) return;
-      const fields = Object.entries(state.index.fields)
-        .filter(([, spec]) => spec.type === 'text' || spec.type === 'html')
-        .map(([field]) => ({ field, boost: 1 }));
+      const fields = [
+        ...Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([field]) => ({ field, boost: 1 })),
+        { field: HEADING_FIELD, boost: HEADING_BOOST },
+      ];
       const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields });
       for (const u of topUnits(units, scores, CANDIDATES)) all.push({ key: `${s}:${u}`, score: scores[u] });
     });

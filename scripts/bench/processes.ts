@@ -126,8 +126,8 @@ export interface Stack {
   assertAlive(): void;
 }
 
-/** A private Redis, the API and one worker, all on fresh temp folders. */
-export async function startStack(root: string, cleanup: Cleanup): Promise<Stack> {
+/** A private Redis, the API and one worker, all on fresh temp folders; `extraEnv` on top of the defaults. */
+export async function startStack(root: string, cleanup: Cleanup, extraEnv: Record<string, string> = {}): Promise<Stack> {
   const tmp = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
   cleanup.add('remove temp dir', () => rmSync(tmp, { recursive: true, force: true }));
   const binary = findRedisServer() as string | null;
@@ -143,7 +143,7 @@ export async function startStack(root: string, cleanup: Cleanup): Promise<Stack>
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_')));
   Object.assign(env, {
     QUARRY_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-    QUARRY_MASTER_KEY: masterKey, QUARRY_LOG_LEVEL: 'warn', QUARRY_REDIS_PREFIX: 'bench',
+    QUARRY_MASTER_KEY: masterKey, QUARRY_LOG_LEVEL: 'warn', QUARRY_REDIS_PREFIX: 'bench', ...extraEnv,
   });
   const api = spawnNode('api', 'api/main.ts', root, env);
   cleanup.add('stop api', () => api.stop());

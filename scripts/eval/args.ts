@@ -2,6 +2,8 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export interface EvalSettings {
+  /** beir: content search on a BEIR dataset; faq: the search interface on the Python docs FAQ. */
+  mode: 'beir' | 'faq';
   dataset: string;
   split: string;
   language: string;
@@ -16,6 +18,8 @@ export interface EvalSettings {
 }
 
 export const USAGE = `npm run eval -- [options]
+  --mode beir|faq       beir (default): content search on a BEIR dataset;
+                        faq: search interface (keyword, vector, fused) on ../shared/data/python-docs
   --dataset <dir>       BEIR folder (default ../shared/data/scifact)
   --split dev           queries.<split>.jsonl and qrels.<split>.tsv
   --language en|zh|...  index language_code (default zh when the folder name contains "zh", else en)
@@ -28,6 +32,7 @@ export function parseEvalArgs(argv: string[], root: string): EvalSettings {
   const { values } = parseArgs({
     args: argv,
     options: {
+      mode: { type: 'string' },
       dataset: { type: 'string' },
       split: { type: 'string' },
       language: { type: 'string' },
@@ -51,7 +56,9 @@ export function parseEvalArgs(argv: string[], root: string): EvalSettings {
     if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number >= ${min}, got "${v}"`);
     return n;
   };
-  const dataset = resolve(root, values.dataset ?? '../shared/data/scifact');
+  const mode = values.mode ?? 'beir';
+  if (mode !== 'beir' && mode !== 'faq') throw new Error(`--mode must be beir or faq, got "${mode}"`);
+  const dataset = resolve(root, values.dataset ?? (mode === 'faq' ? '../shared/data/python-docs' : '../shared/data/scifact'));
   const boostings = (values.boosting ?? ['title^1 text^1'])
     .flatMap((b) => b.split(','))
     .map((b) => b.trim().replace(/\s+/g, ' '))
@@ -66,6 +73,7 @@ export function parseEvalArgs(argv: string[], root: string): EvalSettings {
   const key = values.key ?? (url ? process.env.QUARRY_MASTER_KEY ?? null : null);
   if (url && !key) throw new Error('--url needs --key (or QUARRY_MASTER_KEY) with write, search and admin rights');
   return {
+    mode,
     dataset,
     split: values.split ?? 'dev',
     language: values.language ?? (basename(dataset).toLowerCase().includes('zh') ? 'zh' : 'en'),

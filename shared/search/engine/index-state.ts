@@ -5,6 +5,9 @@ import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
 import { VectorSet } from '../rank/vector-set.js';
 
+/** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
+export const HEADING_FIELD = '#heading';
+
 export interface Unit {
   uid: string;
   section: SectionView;
@@ -56,6 +59,9 @@ export class IndexState {
     for (const section of sections) {
       const terms: UnitTerms = {};
       if (section.field) terms[section.field] = this.analyzer.analyze(section.text);
+      // A section's own heading (not the page title standing in for one) names its topic: the search
+      // interface ranks it as a field of its own. Content search only scores the fields it is asked for.
+      if (section.title && section.title !== fields.title) terms[HEADING_FIELD] = this.analyzer.analyze(section.title);
       // The title applies to every section of its document, so `title^2` lifts all of them.
       if (title && section.field !== 'title') terms.title = title;
       const unit = this.inverted.add(terms);

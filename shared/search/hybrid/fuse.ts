@@ -2,15 +2,16 @@
 export type Ranking = { key: string; score: number }[];
 
 /**
- * Reciprocal-rank fusion (Cormack et al. 2009): a key scores sum(1 / (k + rank)) over the legs
+ * Reciprocal-rank fusion (Cormack et al. 2009): a key scores sum(w_leg / (k + rank)) over the legs
  * that returned it. Scores of the legs are never compared, only their orders, so BM25 and cosine
- * need no calibration; k = 60 is the paper's value.
+ * need no calibration; k = 60 is the paper's value. Equal weights are the paper's method; unequal
+ * ones let a stronger leg lead (as Elasticsearch's weighted RRF does).
  */
-export function reciprocalRankFusion(legs: Ranking[], k = 60): Map<string, number> {
+export function reciprocalRankFusion(legs: Ranking[], weights: number[] = legs.map(() => 1), k = 60): Map<string, number> {
   const fused = new Map<string, number>();
-  for (const leg of legs) {
-    leg.forEach(({ key }, i) => fused.set(key, (fused.get(key) ?? 0) + 1 / (k + i + 1)));
-  }
+  legs.forEach((leg, l) => {
+    leg.forEach(({ key }, i) => fused.set(key, (fused.get(key) ?? 0) + weights[l] / (k + i + 1)));
+  });
   return fused;
 }
 

@@ -1,0 +1,113 @@
+import { join } from 'node:path';
+import { send, sendJson, type Target } from '../bench/http-load.js';
+import { markdownTable, round } from '../bench/stats.js';
+import { loadFaqQuestions, loadPythonDocs, type FaqQuestion } from './python-docs.js';
+import { mapPool, waitIndexed } from './quarry-eval-client.js';
+
+/**
+ * `npm run eval -- --mode faq`: the search interface on the Python docs. Pushes the 530 pages through
+ * document push, then asks the 175 FAQ questions through GET /v1/ui/search (preview, so nothing is
+ * learnt) with the keyword leg alone, the vector leg alone and each fusion, and counts how often the
+ * answering page is among the top 5 and top 10 paragraph results, and (harder) how often one of the
+ * pages the answer links to is.
+ */
+
+const SITE = 'https://docs.python.org/3.11/';
+/** Fusions compared: reciprocal-rank and weighted scores, each with these keyword weights. */
+const WEIGHTS = [0.5, 0.6, 0.7, 0.8];
+
+export interface FaqRow {
+  ranking: string;
+  answered: number;
+  top1: number;
+  /** Answer reciprocal rank, summed (MRR = this / answered). */
+  reciprocalRank: number;
+  /** The answering section itself (page and anchor) in the top 5. */
+  sectionTop5: number;
+  top5: number;
+  top10: number;
+  supportQuestions: number;
+  supportTop5: number;
+  supportTop10: number;
+  errors: number;
+}
+
+interface Ranker {
+  name: string;
+  uid: string;
+  retrieval: 'hybrid' | 'keyword' | 'vector';
+}
+
+const pageOf = (url: string | undefined) => (url?.startsWith(SITE) ? url.slice(SITE.length).replace(/#.*$/, '') : null);
+
+export async function runFaqEval(api: Target, dataDir: string, assertAlive: () => void, say: (m: string) => void) {
+  const pages = loadPythonDocs(join(dataDir, 'python-3.11.2-html.tar.gz'));
+  const questions = loadFaqQuestions(join(dataDir, 'faq_questions.jsonl'));
+  const index = `faq-${Date.now().toString(36)}`;
+  await sendJson(api, 'POST', '/v1/admin/indexes', { uid: index, language_code: 'en' }, [200, 201]);
+  say(`pushing ${pages.length} pages into ${index}`);
+  await mapPool(pages, 8, async (p) => {
+    const r = await send(api, 'PUT', `/v2/indexes/${index}/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: SITE + p.uid }));
+    if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}: ${r.body.slice(0, 300)}`);
+  });
+  await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
+
+  const config = async (fusion: string, keywordWeight = 0.7) =>
+    (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'ui', name: `faq ${fusion} ${keywordWeight}`, indexes: [index], result_count: 10, fusion, keyword_weight: keywordWeight })).uid;
+  const legs = await config('rrf');
+  const rankers: Ranker[] = [
+    { name: 'keyword leg alone', uid: legs, retrieval: 'keyword' },
+    { name: 'vector leg alone', uid: legs, retrieval: 'vector' },
+  ];
+  for (const fusion of ['rrf', 'weighted']) {
+    for (const w of WEIGHTS) rankers.push({ name: `fused: ${fusion === 'rrf' ? 'reciprocal rank' : 'weighted scores'}, keyword ${w}`, uid: await config(fusion, w), retrieval: 'hybrid' });
+  }
+
+  const rows: FaqRow[] = [];
+  for (const ranker of rankers) {
+    say(`asking ${questions.length} questions: ${ranker.name}`);
+    rows.push(await score(api, ranker, questions));
+    assertAlive();
+  }
+  return { index, pages: pages.length, questions: questions.length, rows };
+}
+
+async function score(api: Target, ranker: Ranker, questions: FaqQuestion[]): Promise<FaqRow> {
+  const row: FaqRow = { ranking: ranker.name, answered: 0, top1: 0, reciprocalRank: 0, sectionTop5: 0, top5: 0, top10: 0, supportQuestions: 0, supportTop5: 0, supportTop10: 0, errors: 0 };
+  await mapPool(questions, 4, async (q) => {
+    const qs = new URLSearchParams({ uid: ranker.uid, 'session-id': 'eval', query: q.question, preview: 'true', retrieval: ranker.retrieval });
+    const r = await send(api, 'GET', `/v1/ui/search?${qs}`);
+    if (r.status !== 200) {
+      row.errors++;
+      return;
+    }
+    const urls = (JSON.parse(r.body) as { results: { url?: string }[] }).results.map((x) => x.url ?? '');
+    const ranked = urls.map(pageOf);
+    const within = (k: number, page: string) => ranked.slice(0, k).includes(page);
+    if (q.answer_page) {
+      row.answered++;
+      const rank = ranked.indexOf(q.answer_page);
+      if (rank === 0) row.top1++;
+      if (rank >= 0) row.reciprocalRank += 1 / (rank + 1);
+      if (q.answer_anchor && urls.slice(0, 5).includes(`${SITE}${q.answer_page}#${encodeURIComponent(q.answer_anchor)}`)) row.sectionTop5++;
+      if (within(5, q.answer_page)) row.top5++;
+      if (within(10, q.answer_page)) row.top10++;
+    }
+    const support = q.supporting_pages ?? [];
+    if (support.length) {
+      row.supportQuestions++;
+      if (support.some((p) => within(5, p))) row.supportTop5++;
+      if (support.some((p) => within(10, p))) row.supportTop10++;
+    }
+  });
+  return row;
+}
+
+const pct = (n: number, d: number) => (d ? `${round((100 * n) / d, 1)}%` : '—');
+
+export function faqTable(rows: FaqRow[]): string {
+  return markdownTable([
+    ['ranking', 'answer page first', 'MRR', 'answer page in top 5', 'in top 10', 'answer section in top 5', 'a supporting page in top 5', 'in top 10', 'errors'],
+    ...rows.map((r) => [r.ranking, pct(r.top1, r.answered), String(round(r.reciprocalRank / (r.answered || 1), 3)), `${pct(r.top5, r.answered)} (${r.top5}/${r.answered})`, pct(r.top10, r.answered), pct(r.sectionTop5, r.answered), pct(r.supportTop5, r.supportQuestions), pct(r.supportTop10, r.supportQuestions), String(r.errors)]),
+  ]);
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ANN_MIN_VECTORS, VectorSet } from '../../shared/search/rank/vector-set.js';
+import { prng } from '../helpers/prng.js';
+
+const DIMS = 32;
+
+/** Vectors around `topics` random directions, as embeddings of texts on a few hundred topics are. */
+function clustered(n: number, topics: number, seed: number) {
+  const rnd = prng(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(rnd() || 1e-9)) * Math.cos(2 * Math.PI * rnd());
+  const centers = Array.from({ length: topics }, () => Float32Array.from({ length: DIMS }, gauss));
+  return Array.from({ length: n }, () => {
+    const c = centers[Math.floor(rnd() * topics)];
+    return Float32Array.from(c, (x) => x + 0.6 * gauss());
+  });
+}
+
+function exactTop(vectors: (Float32Array | null)[], q: Float32Array, k: number): number[] {
+  const norm = (v: Float32Array) => Math.sqrt(v.reduce((a, x) => a + x * x, 0));
+  const qn = norm(q);
+  return vectors
+    .map((v, u) => ({ u, s: v ? v.reduce((a, x, i) => a + x * q[i], 0) / (norm(v) * qn) : -Infinity }))
+    .filter((x) => x.s > -Infinity)
+    .sort((a, b) => b.s - a.s || a.u - b.u)
+    .slice(0, k)
+    .map((x) => x.u);
+}
+
+describe('VectorSet', () => {
+  it('searches small sets exactly, by cosine, and forgets deleted units', () => {
+    const set = new VectorSet();
+    const vectors = clustered(500, 10, 1);
+    vectors.forEach((v, u) => set.set(u, v));
+    set.delete(7);
+    const q = vectors[7];
+    const got = set.top(q, 10).map((x) => x.unit);
+    expect(got).toEqual(exactTop(vectors.map((v, u) => (u === 7 ? null : v)), q, 10));
+    expect(set.top(q, 3)[0].score).toBeLessThanOrEqual(1);
+    expect(set.top(new Float32Array(DIMS + 1), 3)).toEqual([]);
+  });
+
+  it('keeps recall@50 above 0.9 once the inverted-file index takes over, including vectors added and deleted after training', () => {
+    const n = ANN_MIN_VECTORS + 10_000;
+    const vectors: (Float32Array | null)[] = clustered(n + 2000, 300, 2);
+    const set = new VectorSet();
+    for (let u = 0; u < n; u++) set.set(u, vectors[u]!);
+    const queries = clustered(40, 300, 3).map((v, i) => (i % 2 ? v : vectors[i * 97]!));
+    set.top(queries[0], 50); // trains
+    for (let u = n; u < n + 2000; u++) set.set(u, vectors[u]!);
+    for (let u = 0; u < 2000; u += 2) {
+      set.delete(u);
+      vectors[u] = null;
+    }
+    let found = 0;
+    for (const q of queries) {
+      const exact = new Set(exactTop(vectors, q, 50));
+      found += set.top(q, 50).filter((x) => exact.has(x.unit)).length;
+    }
+    expect(found / (queries.length * 50)).toBeGreaterThan(0.9);
+  });
+});
