@@ -120,7 +120,7 @@ export class WidgetSearchService {
 
   private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: WidgetSearchRequest, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
-    const keyword = req.retrieval === 'vector' ? [] : this.keywordLeg(states, req.query);
+    const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query));
     const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
     const fused =
       config.fusion === 'weighted'
@@ -135,6 +135,16 @@ export class WidgetSearchService {
     }
     const boosted = applyClickBoosts([...byDoc.values()], this.storage.events.clickSessions(config.uid, normalized));
     return boosted.slice(0, count).map((b) => b.hit);
+  }
+
+  /** A leg that throws contributes nothing: the other leg's ranking is still an answer. */
+  private safely(leg: string, run: () => Ranking): Ranking {
+    try {
+      return run();
+    } catch (err) {
+      this.log.error({ err }, `${leg} ranking failed; answering with the other leg`);
+      return [];
+    }
   }
 
   private keywordLeg(states: IndexState[], query: string): Ranking {

@@ -3,10 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../shared/config/config.js';
+import { createEmbedder } from '../../shared/llm/create-embedder.js';
+import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { LINE_BREAK } from '../../shared/search/render/paragraph-html.js';
 import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
+/** The real default embedder, which a test can make fail for queries. */
+let failEmbedding = false;
 const PAGES = [
   { uid: 'refund', title: 'Refund policy', content: '<h2 id="refunds">Refunds</h2><p>You can get a refund within 30 days.<br>Write to billing for a refund.</p>', source_url: 'https://docs.example.com/refund' },
   { uid: 'markup', title: 'Markup in answers', content: '<p>Type &lt;script&gt;alert(1)&lt;/script&gt; &amp; "quotes" to test escaping markup.</p>' },
@@ -57,7 +62,12 @@ async function footprint() {
 
 beforeAll(async () => {
   // Far above what the suite sends: the limits themselves are tested in rate-limit.test.ts.
-  svc = await startTestService({ env: { QUARRY_RATE_LIMIT_CLIENT: '100000/10', QUARRY_RATE_LIMIT_UID: '100000/10' } });
+  const glove = await createEmbedder(loadConfig({}).embeddings);
+  const embedder: Embedder = {
+    id: glove.id, dimensions: glove.dimensions,
+    embed: (texts, signal) => (failEmbedding ? Promise.reject(new Error('embedding service down')) : glove.embed(texts, signal)),
+  };
+  svc = await startTestService({ embedder, env: { QUARRY_RATE_LIMIT_CLIENT: '100000/10', QUARRY_RATE_LIMIT_UID: '100000/10' } });
   expect((await svc.call('POST', '/v1/admin/indexes', { uid: 'kb' })).status).toBe(201);
   for (const { uid, ...body } of PAGES) expect((await svc.call('PUT', `/v2/indexes/kb/documents/${uid}`, body)).status).toBe(204);
   await settled();
@@ -196,6 +206,24 @@ describe('public-facing safety', () => {
     const r = await search('ui', 'refund');
     expect(Number(r.headers.get('ratelimit-limit'))).toBeGreaterThan(0);
     expect((await svc.redis.keys(`${svc.prefix}:rl*`)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('hybrid retrieval', () => {
+  it('ranks by both legs, each alone on request, and falls back to keywords when embedding fails', async () => {
+    const vector = await search('ui', 'how do I set up the software', 's1', { retrieval: 'vector', preview: true });
+    expect(vector.body.results.length).toBeGreaterThan(0);
+    const keyword = await search('ui', 'refund billing', 's1', { retrieval: 'keyword', preview: true });
+    expect(keyword.body.results[0].title).toBe('Refunds');
+    failEmbedding = true;
+    try {
+      const r = await search('ui', 'refund billing', 's1', { preview: true });
+      expect(r.status).toBe(200);
+      expect(titles(r)).toEqual(titles(keyword));
+      expect((await search('ui', 'refund billing', 's1', { retrieval: 'vector', preview: true })).body.results).toEqual([]);
+    } finally {
+      failEmbedding = false;
+    }
   });
 });
 
