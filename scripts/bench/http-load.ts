@@ -53,7 +53,8 @@ export async function sendJson<T>(t: Target, method: string, path: string, body?
 export interface PlannedRequest {
   method: string;
   path: string;
-  body: string;
+  /** None for a GET. */
+  body?: string;
 }
 
 export interface LoadResult {

