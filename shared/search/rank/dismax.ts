@@ -30,12 +30,12 @@ export interface DisMaxOptions {
  */
 export function scoreDisMax(index: InvertedIndex, terms: string[], o: DisMaxOptions): Map<number, number> {
   const { units, scores } = scoreDisMaxDense(index, terms, o);
-  return new Map(units.map((u) => [u, scores[u]]));
+  return new Map(Array.from(units, (u) => [u, scores[u]]));
 }
 
 export interface DenseScores {
-  /** Units that matched, in first-match order. */
-  units: number[];
+  /** Units that matched, in first-match order (a view of reused memory: valid until the next call). */
+  units: Int32Array;
   /** Score by unit id (0 for units not in `units`). */
   scores: Float64Array;
 }
@@ -47,11 +47,11 @@ export interface DenseScores {
 export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMaxOptions): DenseScores {
   const { k1, b } = o.bm25 ?? LUCENE_BM25;
   const tie = o.tie ?? 0;
-  const { scores, best, rest, seen, matched } = scratchFor(index.unitCount);
-  const units: number[] = [];
-  const touched: number[] = [];
+  const sc = scratchFor(index.unitCount);
+  const { scores, best, rest, seen, matched, touched, units } = sc;
+  let matchedCount = 0;
   for (const term of terms) {
-    touched.length = 0;
+    let touchedCount = 0;
     for (const { field, boost } of o.fields) {
       const list = index.postings(field, term);
       const lengths = index.fieldLengths(field);
@@ -70,40 +70,55 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           seen[u] = 1;
           best[u] = s;
           rest[u] = 0;
-          touched.push(u);
+          touched[touchedCount++] = u;
         } else if (s > best[u]) {
           rest[u] += best[u];
           best[u] = s;
         } else rest[u] += s;
       }
     }
-    for (const u of touched) {
+    for (let t = 0; t < touchedCount; t++) {
+      const u = touched[t];
       seen[u] = 0;
       scores[u] += best[u] + tie * rest[u];
       if (!matched[u]) {
         matched[u] = 1;
-        units.push(u);
+        units[matchedCount++] = u;
       }
     }
   }
-  scratch!.touched = units;
-  return { units, scores };
+  sc.matchedCount = matchedCount;
+  return { units: units.subarray(0, matchedCount), scores };
 }
 
 /**
- * Working arrays reused from query to query: allocating and zeroing five arrays the size of the index
- * per query cost more than the scoring of a short query. Only what the previous query touched is
- * reset, so a caller must be done with the returned scores before it scores again (search is
- * synchronous, so it is).
+ * Working arrays reused from query to query: allocating and zeroing arrays the size of the index
+ * per query cost more than the scoring of a short query, and growing JS arrays of matches fed the
+ * garbage collector. Only what the previous query matched is reset, so a caller must be done with
+ * the returned scores and units before it scores again (search is synchronous, so it is).
  */
-let scratch: { scores: Float64Array; best: Float64Array; rest: Float64Array; seen: Uint8Array; matched: Uint8Array; touched: number[] } | null = null;
+interface Scratch {
+  scores: Float64Array;
+  best: Float64Array;
+  rest: Float64Array;
+  seen: Uint8Array;
+  matched: Uint8Array;
+  touched: Int32Array;
+  units: Int32Array;
+  matchedCount: number;
+}
+let scratch: Scratch | null = null;
 
-function scratchFor(n: number) {
+function scratchFor(n: number): Scratch {
   if (!scratch || scratch.scores.length < n) {
     const size = Math.max(n, 1024);
-    scratch = { scores: new Float64Array(size), best: new Float64Array(size), rest: new Float64Array(size), seen: new Uint8Array(size), matched: new Uint8Array(size), touched: [] };
+    scratch = {
+      scores: new Float64Array(size), best: new Float64Array(size), rest: new Float64Array(size), seen: new Uint8Array(size),
+      matched: new Uint8Array(size), touched: new Int32Array(size), units: new Int32Array(size), matchedCount: 0,
+    };
   } else {
-    for (const u of scratch.touched) {
+    for (let i = 0; i < scratch.matchedCount; i++) {
+      const u = scratch.units[i];
       scratch.scores[u] = 0;
       scratch.matched[u] = 0;
     }

@@ -2,8 +2,8 @@
  * The best `k` units by score, best first (ties: lower unit id first), without sorting every match:
  * a bounded min-heap keeps the current top k while the matches stream past.
  */
-export function topUnits(units: number[], scores: Float64Array, k: number): number[] {
-  if (units.length <= k) return [...units].sort((a, b) => scores[b] - scores[a] || a - b);
+export function topUnits(units: ArrayLike<number> & Iterable<number>, scores: Float64Array, k: number): number[] {
+  if (units.length <= k) return Array.from(units).sort((a, b) => scores[b] - scores[a] || a - b);
   const heap: number[] = [];
   // "worse" = lower score, or equal score and higher id: the heap's root is the worst kept unit.
   const worse = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
