@@ -51,6 +51,16 @@ export interface AppDeps {
   embedder?: Embedder | null;
 }
 
+/** Loads the search indexes into memory in the background, so the first visitors after a start are not slowed. */
+export function warmApp(app: Express, log: Logger): void {
+  const engine = app.locals.engine as ContentEngine;
+  const t0 = Date.now();
+  engine
+    .warmAll((uid, ms) => log.debug({ index: uid, ms: Math.round(ms) }, 'index loaded for search'))
+    .then(() => log.info({ ms: Date.now() - t0 }, 'search indexes loaded'))
+    .catch((err) => log.error({ err }, 'loading search indexes failed; they load on first use instead'));
+}
+
 /** Writes what the app still buffers (search events); call before closing storage. */
 export function flushApp(app: Express): void {
   (app.locals.recorder as EventRecorder | undefined)?.flush();
@@ -80,6 +90,7 @@ export function buildApp(deps: AppDeps): Express {
   app.locals.recorder = recorder;
   const embedder = deps.embedder ?? null;
   const engine = new ContentEngine(storage, embedder?.id ?? null);
+  app.locals.engine = engine;
   const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log);
   const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret);
 

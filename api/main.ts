@@ -1,4 +1,4 @@
-import { buildApp, flushApp } from './app.js';
+import { buildApp, flushApp, warmApp } from './app.js';
 import { createEmbedder } from '../shared/llm/create-embedder.js';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
@@ -18,6 +18,7 @@ async function main() {
   const app = buildApp({ config, storage, redis, queues, log, embedder });
   const server = app.listen(config.http.port, config.http.host, () => {
     log.info({ port: config.http.port }, `Quarry API listening on http://localhost:${config.http.port}`);
+    warmApp(app, log);
   });
   server.keepAliveTimeout = 65_000;
   onShutdown(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -23,6 +24,16 @@ beforeAll(async () => {
   await settled();
 });
 afterAll(() => svc.close());
+
+describe('warming', () => {
+  it('loads every index into memory ahead of the first search', async () => {
+    const engine = new ContentEngine(svc.storage);
+    const loaded: string[] = [];
+    await engine.warmAll((uid) => loaded.push(uid));
+    expect(loaded).toContain('shop');
+    expect(engine.state('shop')?.docUnits.size).toBe(docs.length);
+  });
+});
 
 describe('POST /v1/content/search', () => {
   it('ranks with field boosts, one hit per document with its best section, projecting fields', async () => {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Storage } from '../../storage/create-storage.js';
 import { IndexState } from './index-state.js';
 
@@ -29,6 +30,19 @@ export class ContentEngine {
     }
     this.catchUp(state);
     return state;
+  }
+
+  /**
+   * Loads every index into memory and trains its vector index, one index per turn of the event loop,
+   * so the first searches after a start do not pay for it (100,000 documents take seconds).
+   */
+  async warmAll(onIndex?: (uid: string, ms: number) => void): Promise<void> {
+    for (const index of this.storage.indexes.list()) {
+      await new Promise((r) => setImmediate(r));
+      const t0 = performance.now();
+      this.state(index.uid)?.vectors.prepare();
+      onIndex?.(index.uid, performance.now() - t0);
+    }
   }
 
   private load(indexId: number): IndexState | null {

@@ -49,11 +49,16 @@ export class VectorSet {
     }
   }
 
+  /** Trains the inverted-file index now if the next query would: lets a server do it before taking traffic. */
+  prepare(): void {
+    if (this.count >= ANN_MIN_VECTORS && (!this.ivf || this.count > 2 * this.ivf.trainedOn)) this.ivf = this.train();
+  }
+
   /** The k units most similar to `query`, best first, with their cosine similarity. */
   top(query: Float32Array, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
     if (this.count === 0 || query.length !== this.dims || k <= 0) return [];
     const q = normalised(query);
-    if (this.count >= ANN_MIN_VECTORS && (!this.ivf || this.count > 2 * this.ivf.trainedOn)) this.ivf = this.train();
+    this.prepare();
     const heap = new TopK(k);
     if (this.ivf && this.count >= ANN_MIN_VECTORS) {
       for (const list of this.ivf.probe(q)) this.scan(q, list.units, list.length, heap, allow);
