@@ -40,6 +40,9 @@ import { ConfigurationService } from './services/configuration-service.js';
 import { EventRecorder } from './services/event-recorder.js';
 import { WidgetSearchService } from './services/widget-search-service.js';
 import { WidgetUsageService } from './services/widget-usage-service.js';
+import { WidgetAnswerService } from './services/widget-answer-service.js';
+import { GenerationClient } from './services/generation-client.js';
+import { createGenerationQueue } from '../shared/generation/generation-queue.js';
 
 export interface AppDeps {
   config: Config;
@@ -64,6 +67,12 @@ export function warmApp(app: Express, log: Logger): void {
 /** Writes what the app still buffers (search events); call before closing storage. */
 export function flushApp(app: Express): void {
   (app.locals.recorder as EventRecorder | undefined)?.flush();
+}
+
+/** Flushes buffered events and closes the app's own connections (generation queue and results channel). */
+export async function closeApp(app: Express): Promise<void> {
+  flushApp(app);
+  await (app.locals.close as (() => Promise<void>) | undefined)?.();
 }
 
 /** Builds the Express app without listening, so tests drive the real app over a real socket. */
@@ -93,6 +102,15 @@ export function buildApp(deps: AppDeps): Express {
   app.locals.engine = engine;
   const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log);
   const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret);
+  // A subscribed Redis connection can do nothing else: generation results arrive on one of their own.
+  const generationQueue = createGenerationQueue(deps.redis, config.redis.prefix);
+  const subscriber = deps.redis.duplicate();
+  const generation = new GenerationClient(generationQueue, deps.redis, subscriber, config.redis.prefix, config.generation.timeoutMs);
+  const widgetAnswers = new WidgetAnswerService(storage, widgetSearch, generation, signer, secret);
+  app.locals.close = async () => {
+    await generationQueue.close();
+    subscriber.disconnect();
+  };
 
   app.use(requestLog(log));
   app.use(httpMetrics(registry));
@@ -117,7 +135,7 @@ export function buildApp(deps: AppDeps): Express {
   }
 
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
-  app.use(searchInterfaceRouter(widgetSearch, widgetUsage));
+  app.use(searchInterfaceRouter(widgetSearch, widgetUsage, widgetAnswers, [keyed, requirePermission('read')]));
 
   app.use(['/v1/content', '/v1/admin'], keyed);
   app.use(contentIndexesRouter(indexes));

@@ -1,4 +1,4 @@
-import { buildApp, flushApp, warmApp } from './app.js';
+import { buildApp, closeApp, warmApp } from './app.js';
 import { createEmbedder } from '../shared/llm/create-embedder.js';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
@@ -23,7 +23,7 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   onShutdown(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    flushApp(app);
+    await closeApp(app);
     await closeQueues(queues);
     redis.disconnect();
     await storage.close();

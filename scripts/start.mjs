@@ -71,6 +71,7 @@ function run(name, script) {
 
 run('api', 'api/main.ts');
 run('worker', 'workers/main.ts');
+run('generator', 'workers/generator-main.ts');
 
 const port = env.PORT || '8080';
 const url = `http://localhost:${port}`;

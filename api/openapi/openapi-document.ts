@@ -7,8 +7,9 @@ import {
   updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
 import {
-  autocompleteSchema, feedbackSchema, supportForwardSchema, toolSuggestionsSchema, topQuestionsResponseSchema, topQuestionsSchema,
-  uiSuggestionsSchema, widgetSearchResponseSchema, widgetSearchSchema,
+  autocompleteSchema, chatResponseSchema, chatSchema, conversationsResponseSchema, conversationsSchema, feedbackSchema, summaryResponseSchema,
+  summarySchema, supportForwardSchema, toolSuggestionsSchema, topQuestionsResponseSchema, topQuestionsSchema, uiSuggestionsSchema,
+  widgetSearchResponseSchema, widgetSearchSchema,
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import {
@@ -36,6 +37,18 @@ const widgetErrors = {
   '400': err('A parameter is missing or invalid (named in the message)'), '403': err('Browser origin not in the configuration\'s allowed_origins'),
   '404': err('No configuration of this variant has that uid'), '429': err('Rate limit per client address or per uid; see Retry-After'),
 };
+
+const STREAM_NOTE = 'With `Accept: text/event-stream` the answer streams as server-sent events: `delta` {text} as it is generated, then `references`, then `done` with the whole JSON response (`error` {code, message} on failure). A client that disconnects cancels the generation.';
+const generationErrors = {
+  ...widgetErrors, '502': err('The language model answered with an error'), '503': err('The language model is unreachable or overloaded'),
+  '504': err('No answer within QUARRY_GENERATION_TIMEOUT_SECONDS; the generation was cancelled'),
+};
+const summaryOperation = (name: string, variant: string) => ({
+  summary: `Summarize the results of an ${name} for a query, citing them as [n]`,
+  description: `${variant === 'ui' ? '`reference_format` html (default) returns references[].content as HTML, markdown as Markdown text. ' : ''}${STREAM_NOTE}`,
+  parameters: queryParams(summarySchema),
+  responses: { '200': ok('Summary (JSON, or server-sent events)', summaryResponseSchema), ...generationErrors },
+});
 
 /** The search interface, per variant (API.md section A): no API key, CORS and rate limits instead. */
 function searchInterfacePaths(variant: 'tool' | 'ui') {
@@ -71,6 +84,25 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
       post: {
         summary: 'Record that a user was forwarded to support', requestBody: { required: true, content: json(supportForwardSchema) },
         responses: { '204': ok('Recorded'), ...widgetErrors },
+      },
+    },
+    [`/v1/${variant}/summary`]: {
+      get: summaryOperation(name, variant),
+      post: { ...summaryOperation(name, variant), requestBody: { content: json(summarySchema) } },
+    },
+    [`/v1/${variant}/chat`]: {
+      post: {
+        summary: `Chat with an ${name}: a cited reply, follow-up questions; continues a known conversation-id`,
+        description: 'A known conversation-id continues from its latest reply; an unknown one starts a new conversation under that id; none starts one with a new id (returned). ' + STREAM_NOTE,
+        requestBody: { required: true, content: json(chatSchema) },
+        responses: { '200': ok('Reply (JSON, or server-sent events)', chatResponseSchema), ...generationErrors },
+      },
+    },
+    [`/v1/${variant}/conversations`]: {
+      get: {
+        summary: 'Conversation ids with the url of each one\'s latest topic, for a date range (needs an API key with read)', security: auth,
+        parameters: queryParams(conversationsSchema),
+        responses: { '200': ok('Conversations', conversationsResponseSchema), '400': widgetErrors['400'], '401': err('Missing or invalid API key'), '403': err('The key lacks read'), '404': widgetErrors['404'] },
       },
     },
     [`/v1/${variant}/top-questions`]: {

@@ -61,7 +61,8 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
     res.json({
       uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(),
       searches: i.searches, sessions: i.sessions, clicks: i.clicks, searches_with_click: i.searchesWithClick, ctr: i.ctr,
-      no_result_searches: i.noResultSearches, support_forwards: i.supportForwards, top_queries: i.topQueries,
+      no_result_searches: i.noResultSearches, support_forwards: i.supportForwards,
+      summaries: i.summaries, chats: i.chats, unanswered_generations: i.unansweredGenerations, top_queries: i.topQueries,
       no_result_queries: i.noResultQueries, click_positions: i.clickPositions,
       by_day: i.byDay.map((d) => ({ day: d.day, searches: d.searches, clicks: d.clicks, no_results: d.noResults })),
     });

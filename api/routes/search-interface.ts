@@ -1,8 +1,14 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { AppError } from '../../shared/errors/app-error.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import {
-  autocompleteSchema, feedbackSchema, supportForwardSchema, topQuestionsSchema, widgetSearchSchema,
+  autocompleteSchema, chatSchema, conversationsSchema, feedbackSchema, summarySchema, supportForwardSchema, topQuestionsSchema,
+  widgetSearchSchema,
 } from '../schemas/search-interface-schemas.js';
+import type { RequestHandler } from 'express';
+import type { RunOptions } from '../services/generation-client.js';
+import type { WidgetAnswerService } from '../services/widget-answer-service.js';
+import { parseDateParam } from './admin-configurations.js';
 import { validate } from '../schemas/validate.js';
 import type { WidgetSearchService } from '../services/widget-search-service.js';
 import type { WidgetUsageService } from '../services/widget-usage-service.js';
@@ -22,7 +28,7 @@ export function paramsOf(req: Request): Record<string, unknown> {
 }
 
 /** The search interface, both variants (API.md section A): addressed by configuration uid, no API key. */
-export function searchInterfaceRouter(search: WidgetSearchService, usage: WidgetUsageService): Router {
+export function searchInterfaceRouter(search: WidgetSearchService, usage: WidgetUsageService, answers: WidgetAnswerService, readKey: RequestHandler[]): Router {
   const r = Router();
   for (const variant of VARIANTS) {
     const base = `/v1/${variant}`;
@@ -54,6 +60,66 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
       const p = validate(topQuestionsSchema, paramsOf(req));
       res.json(usage.topQuestions(variant, p.uid));
     });
+    const summary = (req: Request, res: Response) =>
+      answer(req, res, (run) => {
+        const p = validate(summarySchema, paramsOf(req));
+        return answers.summary(variant, {
+          uid: p.uid, query: p.query, referenceFormat: p.reference_format, sessionId: p['session-id'], preview: p.preview, device: p.device,
+        }, run);
+      });
+    r.get(`${base}/summary`, summary);
+    r.post(`${base}/summary`, summary);
+    r.post(`${base}/chat`, (req, res) =>
+      answer(req, res, (run) => {
+        const p = validate(chatSchema, paramsOf(req));
+        return answers.chat(variant, {
+          uid: p.uid, query: p.query, conversationId: p['conversation-id'], sessionId: p['session-id'], preview: p.preview, device: p.device,
+        }, run);
+      }));
+    r.get(`${base}/conversations`, ...readKey, (req, res) => {
+      const p = validate(conversationsSchema, paramsOf(req));
+      const from = parseDateParam('from', p.from);
+      const to = parseDateParam('to', p.to);
+      if (to <= from) throw new AppError('invalid_request', 'Invalid request: to: must be after from (from is inclusive, to exclusive)');
+      res.json(answers.conversations(variant, p.uid, from, to));
+    });
   }
   return r;
+}
+
+/**
+ * Runs a summary or chat answer: as JSON, or, for `Accept: text/event-stream`, as server-sent
+ * events (`delta` with text as it is generated, then `references`, then `done` with the whole JSON
+ * response; `error` with {code, message} if it fails). A client that disconnects cancels the work.
+ */
+async function answer(req: Request, res: Response, produce: (run: RunOptions) => Promise<{ references: unknown[] }>): Promise<void> {
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  if (!(req.get('accept') ?? '').includes('text/event-stream')) {
+    res.json(await produce({ signal: gone.signal }));
+    return;
+  }
+  let started = false;
+  const send = (event: string, data: unknown) => {
+    if (!started) {
+      res.status(200).set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+      res.flushHeaders();
+      started = true;
+    }
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  try {
+    const result = await produce({ signal: gone.signal, onDelta: (text) => send('delta', { text }) });
+    send('references', result.references);
+    send('done', result);
+    res.end();
+  } catch (err) {
+    // Before the first event the error is an ordinary JSON error response; after it, an event.
+    if (!started) throw err;
+    const body = err instanceof AppError ? { code: err.status, message: err.message } : { code: 500, message: 'Generating the answer failed' };
+    send('error', body);
+    res.end();
+  }
 }

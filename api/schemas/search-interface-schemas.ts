@@ -59,3 +59,51 @@ export const widgetSearchResponseSchema = z.object({ results: z.array(resultSche
 export const toolSuggestionsSchema = z.object({ suggestions: z.array(z.string()).nullable() });
 export const uiSuggestionsSchema = z.object({ suggestions: z.array(z.object({ suggestion: z.string() })) });
 export const topQuestionsResponseSchema = z.object({ questions: z.array(z.object({ question: z.string() })) });
+
+export const summarySchema = z.object({
+  uid,
+  query: query.refine((q) => q.trim().length > 0, 'must not be empty'),
+  reference_format: z.enum(['html', 'markdown'], { error: 'must be html or markdown' }).default('html')
+    .describe('UI variant: html (default) gives references[].content as HTML, markdown as plain Markdown text'),
+  'session-id': sessionId.optional(),
+  preview: flag.default(false),
+  device: device.default('unknown'),
+});
+
+export const chatSchema = z.object({
+  uid,
+  query: query.refine((q) => q.trim().length > 0, 'must not be empty'),
+  'conversation-id': z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+  'session-id': sessionId,
+  preview: flag.default(false),
+  device: device.default('unknown'),
+});
+
+export const conversationsSchema = z.object({
+  uid,
+  from: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1),
+  to: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1),
+});
+
+const referenceSchema = z.object({
+  index: z.number().int(),
+  title: z.string(),
+  url: z.string().optional(),
+  content: z.string(),
+  feedback_data: z.string().optional().describe('Chat references only'),
+});
+export const summaryResponseSchema = z.object({
+  status: z.enum(['success', 'no-relevant-results']),
+  summary: z.string().describe('HTML; bracketed numbers [n] refer to references[].index'),
+  references: z.array(referenceSchema),
+});
+export const chatResponseSchema = z.object({
+  status: z.enum(['success', 'no-relevant-results']),
+  reply: z.string(),
+  conversation_id: z.string(),
+  follow_up_questions: z.array(z.object({ question: z.string() })),
+  references: z.array(referenceSchema),
+});
+export const conversationsResponseSchema = z.object({
+  conversations: z.array(z.object({ conversation_id: z.string(), url: z.string().nullable() })),
+});

@@ -49,6 +49,15 @@ export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'A
 
 export const TARGET_SEPARATOR = '\u0000';
 
+export interface Passage {
+  indexUid: string;
+  docUid: string;
+  sectionId: number;
+  title: string;
+  url: string | undefined;
+  text: string;
+}
+
 interface Hit {
   index: IndexState;
   unit: number;
@@ -118,7 +127,20 @@ export class WidgetSearchService {
     return { results };
   }
 
-  private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: WidgetSearchRequest, normalized: string, count: number): Promise<Hit[]> {
+  /**
+   * The sections a summary or chat reply is written from: the configuration's own ranking (hybrid,
+   * click boosts, one section per document), as plain passages.
+   */
+  async passages(config: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
+    const states = config.indexes.map((u) => this.engine.state(u)).filter((s): s is IndexState => s !== null);
+    const hits = await this.rankParagraphs(config, states, { retrieval, query }, normalizeQuery(query), count);
+    return hits.map(({ index, unit }) => {
+      const { uid, section } = index.units[unit];
+      return { indexUid: index.index.uid, docUid: uid, sectionId: section.id, title: section.title, url: this.urlOf(index, uid, section.anchor), text: section.text };
+    });
+  }
+
+  private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<WidgetSearchRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
     const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query));
     const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);

@@ -71,6 +71,14 @@ const envSchema = z.object({
   QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
   QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
   QUARRY_TRUST_PROXY: z.string().default('false'),
+  QUARRY_GENERATION_CONCURRENCY: int(1, 1024).default(4),
+  QUARRY_GENERATION_TIMEOUT_SECONDS: int(1, 3600).default(30),
+  QUARRY_LLM_PROVIDER: z.enum(['extractive', 'openai']).default('extractive'),
+  QUARRY_LLM_URL: z.string().url().optional(),
+  QUARRY_LLM_API_KEY: z.string().optional(),
+  QUARRY_LLM_MODEL: z.string().optional(),
+  QUARRY_LLM_TIMEOUT_SECONDS: int(1, 3600).default(60),
+  QUARRY_LLM_RETRIES: int(0, 10).default(2),
 });
 
 function buildConfig(e: z.output<typeof envSchema>) {
@@ -85,6 +93,18 @@ function buildConfig(e: z.output<typeof envSchema>) {
       trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
     },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
+    generation: {
+      concurrency: e.QUARRY_GENERATION_CONCURRENCY,
+      timeoutMs: e.QUARRY_GENERATION_TIMEOUT_SECONDS * 1000,
+      llm: {
+        provider: e.QUARRY_LLM_PROVIDER,
+        baseUrl: e.QUARRY_LLM_URL,
+        apiKey: e.QUARRY_LLM_API_KEY,
+        model: e.QUARRY_LLM_MODEL,
+        timeoutMs: e.QUARRY_LLM_TIMEOUT_SECONDS * 1000,
+        retries: e.QUARRY_LLM_RETRIES,
+      },
+    },
     redis: { url: e.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: e.QUARRY_REDIS_PREFIX },
     storage: { dataDir, synchronous: e.QUARRY_SQLITE_SYNCHRONOUS },
     auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null },
@@ -139,6 +159,10 @@ function crossChecks(e: Record<string, string | undefined>): string[] {
     need('QUARRY_EMBEDDINGS_MODEL', 'when QUARRY_EMBEDDER=openai');
   }
   if (e.QUARRY_EMBEDDER === 'onnx') need('QUARRY_EMBEDDINGS_MODEL_PATH', 'when QUARRY_EMBEDDER=onnx');
+  if (e.QUARRY_LLM_PROVIDER === 'openai') {
+    need('QUARRY_LLM_URL', 'when QUARRY_LLM_PROVIDER=openai (e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1)');
+    need('QUARRY_LLM_MODEL', 'when QUARRY_LLM_PROVIDER=openai');
+  }
   return problems;
 }
 

@@ -1,4 +1,5 @@
 import type { ConfigurationStore } from './ports/configuration-store.js';
+import type { ConversationStore } from './ports/conversation-store.js';
 import type { EventStore } from './ports/event-store.js';
 import type { DocumentStore, DocumentWrite, WriteOutcome } from './ports/document-store.js';
 import type { IndexRegistry } from './ports/index-registry.js';
@@ -7,6 +8,7 @@ import type { SearchIndex } from './ports/search-index.js';
 import { CommitThread } from './sqlite/commit-thread.js';
 import { openDatabase } from './sqlite/open-database.js';
 import { SqliteConfigurationStore } from './sqlite/sqlite-configuration-store.js';
+import { SqliteConversationStore } from './sqlite/sqlite-conversation-store.js';
 import { SqliteDocumentStore } from './sqlite/sqlite-document-store.js';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
 import { SqliteIndexRegistry } from './sqlite/sqlite-index-registry.js';
@@ -19,6 +21,7 @@ export interface Storage {
   search: SearchIndex;
   keys: KeyStore;
   configurations: ConfigurationStore;
+  conversations: ConversationStore;
   events: EventStore;
   /** documents.applyWrites, off the event loop where the adapter can do that. */
   commitWrites(writes: DocumentWrite[]): Promise<WriteOutcome[]>;
@@ -51,6 +54,7 @@ export function createStorage(options: StorageOptions): Storage {
     search,
     keys: new SqliteKeyStore(db),
     configurations: new SqliteConfigurationStore(db),
+    conversations: new SqliteConversationStore(db),
     events,
     commitWrites: thread ? (w) => thread.commit(w) : async (w) => documents.applyWrites(w),
     ping: () => {

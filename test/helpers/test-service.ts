@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { buildApp, flushApp } from '../../api/app.js';
+import { buildApp, closeApp, flushApp } from '../../api/app.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { closeQueues, createPipelineQueues, type PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import { createEmbedder } from '../../shared/llm/create-embedder.js';
@@ -15,6 +15,8 @@ import { createLogger } from '../../shared/logging/create-logger.js';
 import { connectRedis } from '../../shared/redis/connect-redis.js';
 import { createStorage, type Storage } from '../../shared/storage/create-storage.js';
 import { startWorkers } from '../../workers/registry.js';
+import { startGenerationWorker } from '../../workers/generation/generation-worker.js';
+import type { ChatModel } from '../../shared/llm/ports/chat-model.js';
 
 export const MASTER_KEY = 'test-master-key-0123456789';
 
@@ -57,7 +59,7 @@ export async function deleteKeys(redis: Redis, prefix: string) {
   } while (cursor !== '0');
 }
 
-export async function startTestService(options: { workers?: boolean; env?: Record<string, string>; embedder?: Embedder } = {}): Promise<TestService> {
+export async function startTestService(options: { workers?: boolean; env?: Record<string, string>; embedder?: Embedder; chatModel?: ChatModel | null } = {}): Promise<TestService> {
   const { dataDir, prefix, env } = testEnv(options.env);
   const config = loadConfig(env);
   const log = createLogger('silent', 'test');
@@ -70,8 +72,12 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let workers: Worker[] = [];
+  const subscriber = redis.duplicate();
   if (options.workers !== false) {
     workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log }, { connection: redis, prefix, concurrency: 2, lockMs: config.pipeline.lockMs });
+    workers.push(await startGenerationWorker({
+      connection: redis, subscriber, prefix, concurrency: config.generation.concurrency, model: options.chatModel ?? null, log,
+    }) as unknown as Worker);
   }
 
   return {
@@ -96,7 +102,8 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       await Promise.all(workers.map((w) => w.close()));
       await new Promise((r) => server.close(r));
       server.closeAllConnections();
-      flushApp(app);
+      await closeApp(app);
+      subscriber.disconnect();
       await closeQueues(queues);
       await deleteKeys(redis, prefix);
       redis.disconnect();

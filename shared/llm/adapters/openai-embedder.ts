@@ -1,4 +1,5 @@
 import { type Embedder, EmbedderError, l2NormaliseInPlace } from '../ports/embedder.js';
+import { abortableSleep } from '../abortable-sleep.js';
 
 /**
  * Any server speaking OpenAI's `POST /embeddings`: OpenAI itself, Ollama (/v1),
@@ -80,7 +81,7 @@ export class OpenAiEmbedder implements Embedder {
         }
         // Full jitter on the upper half keeps a fleet of workers from retrying in lockstep.
         const backoff = base * 2 ** attempt * (0.5 + Math.random() / 2);
-        await sleep(err.retryAfterMs ?? backoff, signal);
+        await abortableSleep(err.retryAfterMs ?? backoff, signal);
       }
     }
   }
@@ -175,20 +176,6 @@ function parseRetryAfter(value: string | null): number | undefined {
   return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** Builds the embedder, asking the server once for the vector size when it is not configured. */
 export async function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Promise<OpenAiEmbedder> {

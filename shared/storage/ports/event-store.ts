@@ -36,6 +36,21 @@ export interface SupportForwardEvent {
   device: Device;
 }
 
+/** One non-preview summary or chat reply. */
+export interface GenerationEvent {
+  id: string;
+  at: number;
+  configurationUid: string;
+  kind: 'summary' | 'chat';
+  session: string | null;
+  device: Device;
+  query: string;
+  status: 'success' | 'no-relevant-results';
+  latencyMs: number;
+  /** Urls (or titles) of the references returned. */
+  references: string[];
+}
+
 export interface Insights {
   searches: number;
   sessions: number;
@@ -48,6 +63,10 @@ export interface Insights {
   noResultQueries: { query: string; searches: number }[];
   clickPositions: { position: number; clicks: number }[];
   supportForwards: number;
+  summaries: number;
+  chats: number;
+  /** Summaries and chat replies that found nothing relevant. */
+  unansweredGenerations: number;
   byDay: { day: string; searches: number; clicks: number; noResults: number }[];
 }
 
@@ -60,6 +79,7 @@ export interface EventStore {
   /** Records a click; false when that search event was already clicked at that position by that session. */
   recordClick(event: ClickEvent): boolean;
   recordSupportForward(event: SupportForwardEvent): void;
+  recordGeneration(event: GenerationEvent): void;
   /** Searches recorded for a configuration (what the autocomplete minimum counts). */
   queryCount(configurationUid: string): number;
   /** Earlier queries starting with `prefix`, asked by at least `minSessions` sessions, most asked first. */

@@ -67,6 +67,29 @@ export const DOCUMENT_MIGRATIONS: string[] = [
   );
   CREATE INDEX instant_answers_configuration ON instant_answers (configuration_uid, created_at);
   `,
+  // Chat conversations: kept with the documents, so they survive restarts and power cuts alike.
+  `
+  CREATE TABLE conversations (
+    id TEXT NOT NULL,
+    configuration_uid TEXT NOT NULL,
+    session TEXT NOT NULL,
+    latest_url TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (configuration_uid, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX conversations_updated ON conversations (configuration_uid, updated_at);
+  CREATE TABLE conversation_turns (
+    configuration_uid TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    question TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    refs TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (configuration_uid, conversation_id, seq)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**
@@ -173,6 +196,20 @@ export const EVENT_MIGRATIONS: string[] = [
     sessions INTEGER NOT NULL,
     PRIMARY KEY (configuration_uid, query, target)
   ) WITHOUT ROWID;
+  CREATE TABLE generations (
+    id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    configuration_uid TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    session TEXT,
+    device TEXT NOT NULL,
+    query TEXT NOT NULL,
+    status TEXT NOT NULL,
+    latency_ms INTEGER NOT NULL,
+    refs TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX generations_time ON generations (configuration_uid, at);
+
   CREATE TABLE click_sessions (
     configuration_uid TEXT NOT NULL,
     query TEXT NOT NULL,

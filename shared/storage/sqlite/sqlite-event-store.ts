@@ -1,4 +1,4 @@
-import type { ClickEvent, EventStore, Insights, SearchEvent, SupportForwardEvent } from '../ports/event-store.js';
+import type { ClickEvent, EventStore, GenerationEvent, Insights, SearchEvent, SupportForwardEvent } from '../ports/event-store.js';
 import type Database from 'better-sqlite3';
 import type { Db } from './open-database.js';
 
@@ -30,6 +30,10 @@ export class SqliteEventStore implements EventStore {
       clickStat: db.prepare(
         `INSERT INTO click_stats (configuration_uid, query, target, sessions) VALUES (?, ?, ?, 1)
          ON CONFLICT DO UPDATE SET sessions = sessions + 1`,
+      ),
+      generation: db.prepare(
+        `INSERT OR IGNORE INTO generations (id, at, configuration_uid, kind, session, device, query, status, latency_ms, refs)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       support: db.prepare(`INSERT INTO support_forwards (at, configuration_uid, url, session, device) VALUES (?, ?, ?, ?, ?)`),
       count: db.prepare<[string], number>(`SELECT coalesce((SELECT searches FROM query_totals WHERE configuration_uid = ?), 0)`).pluck(),
@@ -70,6 +74,10 @@ export class SqliteEventStore implements EventStore {
     this.q.support.run(e.at, e.configurationUid, e.url, e.session, e.device);
   }
 
+  recordGeneration(e: GenerationEvent) {
+    this.q.generation.run(e.id, e.at, e.configurationUid, e.kind, e.session, e.device, e.query, e.status, Math.round(e.latencyMs), JSON.stringify(e.references));
+  }
+
   queryCount(configurationUid: string) {
     return this.q.count.get(configurationUid) as number;
   }
@@ -103,6 +111,10 @@ export class SqliteEventStore implements EventStore {
     const clickPositions = all<{ position: number; clicks: number }>(
       `SELECT position, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY position ORDER BY position`, ...range);
     const support = one<{ n: number }>(`SELECT count(*) AS n FROM support_forwards WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
+    const g = one<{ summaries: number; chats: number; unanswered: number }>(
+      `SELECT coalesce(sum(kind = 'summary'), 0) AS summaries, coalesce(sum(kind = 'chat'), 0) AS chats,
+              coalesce(sum(status = 'no-relevant-results'), 0) AS unanswered
+       FROM generations WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
     const days = all<{ day: number; searches: number; noResults: number }>(
       `SELECT at / ${DAY_MS} AS day, count(*) AS searches, sum(result_count = 0) AS noResults FROM searches
        WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY day ORDER BY day`, ...range);
@@ -120,6 +132,9 @@ export class SqliteEventStore implements EventStore {
       noResultQueries,
       clickPositions,
       supportForwards: support.n,
+      summaries: g.summaries,
+      chats: g.chats,
+      unansweredGenerations: g.unanswered,
       byDay: days.map((d) => ({
         day: new Date(d.day * DAY_MS).toISOString().slice(0, 10), searches: d.searches, clicks: dayClicks.get(d.day) ?? 0, noResults: d.noResults,
       })),
@@ -128,7 +143,7 @@ export class SqliteEventStore implements EventStore {
 
   forget(uid: string) {
     this.db.transaction(() => {
-      for (const table of ['searches', 'clicks', 'support_forwards', 'query_stats', 'query_sessions', 'query_totals', 'click_stats', 'click_sessions']) {
+      for (const table of ['searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_totals', 'click_stats', 'click_sessions']) {
         this.db.prepare(`DELETE FROM ${table} WHERE configuration_uid = ?`).run(uid);
       }
     }).immediate();

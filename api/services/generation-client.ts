@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { AppError } from '../../shared/errors/app-error.js';
+import {
+  cancelChannel, jobChannel, type GenerationJob, type GenerationMessage, type GenerationResult,
+} from '../../shared/generation/generation-queue.js';
+import type { GenerationInput } from '../../shared/generation/generation-types.js';
+
+export interface RunOptions {
+  /** Pieces of the answer as they are generated (streaming clients). */
+  onDelta?: (text: string) => void;
+  /** The client went away: the job is cancelled. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Hands summaries and chat replies to the generation workers and awaits them with a timeout. The
+ * job's channel is subscribed before the job is added, so no delta or result can be missed; on
+ * timeout or a departed client the workers are told to stop, and a job still queued is removed.
+ */
+export class GenerationClient {
+  private readonly listeners = new Map<string, (m: GenerationMessage) => void>();
+
+  constructor(
+    private readonly queue: Queue<GenerationJob>,
+    private readonly publisher: Redis,
+    private readonly subscriber: Redis,
+    private readonly prefix: string,
+    private readonly timeoutMs: number,
+  ) {
+    subscriber.on('message', (channel: string, raw: string) => {
+      const jobId = channel.slice(channel.lastIndexOf(':') + 1);
+      this.listeners.get(jobId)?.(JSON.parse(raw) as GenerationMessage);
+    });
+  }
+
+  async run(input: GenerationInput, language: string, options: RunOptions = {}): Promise<GenerationResult> {
+    const jobId = randomUUID();
+    const channel = jobChannel(this.prefix, jobId);
+    let settle!: { resolve: (r: GenerationResult) => void; reject: (e: Error) => void };
+    const outcome = new Promise<GenerationResult>((resolve, reject) => (settle = { resolve, reject }));
+    this.listeners.set(jobId, (m) => {
+      if (m.type === 'delta') options.onDelta?.(m.text);
+      else if (m.type === 'done') settle.resolve(m.result);
+      else settle.reject(new AppError(m.status === 503 ? 'dependency_unavailable' : 'bad_gateway', m.message));
+    });
+    const timer = setTimeout(() => settle.reject(new AppError('timeout', `The answer took longer than ${this.timeoutMs / 1000} s and was cancelled; try again, or raise QUARRY_GENERATION_TIMEOUT_SECONDS`)), this.timeoutMs);
+    const onAbort = () => settle.reject(new AppError('timeout', 'The client went away; the generation was cancelled'));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.subscriber.subscribe(channel);
+      await this.queue.add('generate', { input, language, deadline: Date.now() + this.timeoutMs, stream: options.onDelta !== undefined }, { jobId });
+      return await outcome;
+    } catch (err) {
+      await this.cancel(jobId);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      this.listeners.delete(jobId);
+      await this.subscriber.unsubscribe(channel).catch(() => {});
+    }
+  }
+
+  private async cancel(jobId: string): Promise<void> {
+    await this.publisher.publish(cancelChannel(this.prefix), jobId).catch(() => {});
+    // Still waiting in the queue: take it out so no worker spends time on it.
+    await this.queue.remove(jobId).catch(() => {});
+  }
+}

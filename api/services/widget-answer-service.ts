@@ -1,0 +1,143 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sessionHash } from '../../shared/auth/keyed-hash.js';
+import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
+import { followUpCandidates } from '../../shared/generation/follow-up-questions.js';
+import type { GenerationResult } from '../../shared/generation/generation-queue.js';
+import type { ConversationTurn, SourcePassage } from '../../shared/generation/generation-types.js';
+import { standaloneQuery } from '../../shared/generation/prompt.js';
+import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
+import { escapeHtml, paragraphHtml } from '../../shared/search/render/paragraph-html.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
+import type { StoredReference } from '../../shared/storage/ports/conversation-store.js';
+import type { Device } from '../../shared/storage/ports/event-store.js';
+import type { GenerationClient, RunOptions } from './generation-client.js';
+import type { Passage, WidgetSearchService } from './widget-search-service.js';
+
+/** Sections a summary or reply is written from. */
+const PASSAGES = 5;
+/** Earlier turns a chat reply sees. */
+const HISTORY_TURNS = 5;
+export const NO_RESULTS_SUMMARY = 'No relevant results were found for this question.';
+export const NO_RESULTS_REPLY = "I couldn't find anything relevant to that in the indexed content.";
+
+export interface AnswerRequest {
+  uid: string;
+  query: string;
+  sessionId?: string;
+  preview: boolean;
+  device: Device;
+}
+
+export interface Reference {
+  index: number;
+  title: string;
+  url?: string;
+  content: string;
+  feedback_data?: string;
+}
+
+/** Summaries and chat replies: retrieval with the configuration's search, generation on the workers, stored conversations. */
+export class WidgetAnswerService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly search: WidgetSearchService,
+    private readonly generation: GenerationClient,
+    private readonly signer: FeedbackSigner,
+    private readonly secret: string,
+  ) {}
+
+  async summary(variant: Variant, req: AnswerRequest & { referenceFormat: 'html' | 'markdown' }, run: RunOptions = {}) {
+    const config = this.search.configuration(variant, req.uid);
+    const t0 = performance.now();
+    const passages = await this.search.passages(config, req.query, PASSAGES);
+    const result = passages.length ? await this.generate(config, 'summary', req.query, [], passages, run) : null;
+    const answered = result !== null && result.cited.length > 0;
+    const references: Reference[] = answered
+      ? result.cited.map((i, n) => this.reference(passages[i - 1], n + 1, variant === 'ui' && req.referenceFormat === 'html' ? 'html' : 'text'))
+      : [];
+    const response = {
+      status: answered ? ('success' as const) : ('no-relevant-results' as const),
+      summary: answered ? `<p>${escapeHtml(result.text)}</p>` : `<p>${escapeHtml(NO_RESULTS_SUMMARY)}</p>`,
+      references,
+    };
+    this.record(config, 'summary', req, response.status, performance.now() - t0, references);
+    return response;
+  }
+
+  async chat(variant: Variant, req: AnswerRequest & { conversationId?: string; sessionId: string }, run: RunOptions = {}) {
+    const config = this.search.configuration(variant, req.uid);
+    const t0 = performance.now();
+    // SPEC's three rules: a known id continues from its latest reply; an unknown id starts a new
+    // conversation under that id; no id starts a new one with a fresh id.
+    const conversationId = req.conversationId ?? randomUUID();
+    const history: ConversationTurn[] = this.storage.conversations
+      .turns(config.uid, conversationId, HISTORY_TURNS)
+      .map((t) => ({ question: t.question, reply: t.reply }));
+    const language = this.language(config);
+    const retrievalQuery = standaloneQuery(history, req.query, language);
+    const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
+    const result = passages.length ? await this.generate(config, 'chat', req.query, history, passages, run) : null;
+    const answered = result !== null && result.cited.length > 0;
+    const eventId = randomBytes(12).toString('base64url');
+    const session = sessionHash(this.secret, req.sessionId);
+    const normalized = normalizeQuery(retrievalQuery);
+    const references: Reference[] = answered
+      ? result.cited.map((i, n) => {
+          const p = passages[i - 1];
+          const feedback = this.signer.sign({
+            e: eventId, c: config.uid, v: variant, p: n + 1, i: p.indexUid, d: p.docUid, s: p.sectionId, q: normalized, h: session,
+            ...(req.preview ? { x: 1 as const } : {}),
+          });
+          return { ...this.reference(p, n + 1, 'text'), feedback_data: feedback };
+        })
+      : [];
+    const reply = answered ? result.text : NO_RESULTS_REPLY;
+    const followUps = answered ? await this.followUps(config, passages, [req.query, ...history.map((h) => h.question)]) : [];
+    if (!req.preview) {
+      this.storage.conversations.append(config.uid, conversationId, session, {
+        question: req.query, reply, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
+      });
+    }
+    const status = answered ? ('success' as const) : ('no-relevant-results' as const);
+    this.record(config, 'chat', req, status, performance.now() - t0, references, eventId);
+    return { status, reply, conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
+  }
+
+  /** Conversations with activity in [from, to): id and the url of the latest topic. */
+  conversations(variant: Variant, uid: string, from: number, to: number) {
+    const config = this.search.configuration(variant, uid);
+    return { conversations: this.storage.conversations.list(config.uid, from, to).map((c) => ({ conversation_id: c.id, url: c.latestUrl })) };
+  }
+
+  private async generate(config: ConfigurationRecord, kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: Passage[], run: RunOptions): Promise<GenerationResult> {
+    const sources: SourcePassage[] = passages.map((p, i) => ({ index: i + 1, title: p.title, ...(p.url ? { url: p.url } : {}), text: p.text }));
+    return this.generation.run({ kind, question, history, passages: sources }, this.language(config), run);
+  }
+
+  /** Candidate follow-up questions that a search over the configuration really answers. */
+  private async followUps(config: ConfigurationRecord, passages: Passage[], asked: string[]): Promise<string[]> {
+    const sources = passages.map((p, i) => ({ index: i + 1, title: p.title, text: p.text }));
+    const out: string[] = [];
+    for (const q of followUpCandidates(sources, asked)) {
+      if ((await this.search.passages(config, q, 1, 'keyword')).length > 0) out.push(q);
+    }
+    return out;
+  }
+
+  private reference(p: Passage, index: number, format: 'html' | 'text'): Reference {
+    return { index, title: p.title, ...(p.url ? { url: p.url } : {}), content: format === 'html' ? paragraphHtml(p.text) : p.text };
+  }
+
+  private language(config: ConfigurationRecord): string {
+    return this.storage.indexes.get(config.indexes[0])?.languageCode ?? 'en';
+  }
+
+  private record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = randomBytes(12).toString('base64url')) {
+    if (req.preview) return;
+    this.storage.events.recordGeneration({
+      id, at: Date.now(), configurationUid: config.uid, kind, session: req.sessionId ? sessionHash(this.secret, req.sessionId) : null,
+      device: req.device, query: req.query, status, latencyMs, references: refs.map((r) => r.url ?? r.title),
+    });
+  }
+}

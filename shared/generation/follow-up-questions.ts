@@ -1,0 +1,104 @@
+/**
+ * Candidate follow-up questions for a chat reply: the section titles of the retrieved passages that the
+ * conversation has not covered yet, phrased as something a user would type. The caller keeps only those
+ * that a real search answers.
+ *
+ * Rules, per passage in rank order:
+ *  - The heading is the passage title; of a breadcrumb ("Guide › Installing packages", also `>`, `»`)
+ *    the last part, of a title with a site suffix ("Installing packages | Python Docs", also ` - `,
+ *    ` — `) the first part.
+ *  - Skipped: empty headings, generic ones ("Introduction", "Overview", "FAQ", "See also", ...), headings
+ *    longer than 12 words, and headings already covered by an asked question: at least 60% of the
+ *    heading's content terms occur in the asked questions (a heading "Virtual environments" is covered by
+ *    "how do I use virtual environments?", "Installing packages in a virtual environment" is not by
+ *    "what is a virtual environment?"; 2 of 4 terms).
+ *  - Phrasing: a heading that is a question (ends with "?") is used as is; one starting with "How to /
+ *    How do / Why / What / When / Where / Which / Can / Should ..." gets a "?"; any other becomes
+ *    "Tell me more about <heading>", its first letter lower-cased when the first word is an ordinary word
+ *    (Installing, The, Virtual — the passages write it in lower case) and not a name or acronym (Python,
+ *    PyPI, API). "Tell me more about" rather than "What about": the question
+ *    is also sent as a new chat message, and must make sense without the reply it followed.
+ *  - Deduplicated case-insensitively (and by heading), questions equal to an asked one dropped, at most
+ *    `max` (default 3).
+ */
+import { contentTerms } from './extractive-generator.js';
+import type { SourcePassage } from './generation-types.js';
+
+export interface FollowUpOptions {
+  /** Most candidates; default 3. */
+  max?: number;
+  /** Analyzer language for the "already covered" test; default `en`. */
+  language?: string;
+}
+
+const GENERIC_HEADINGS = new Set([
+  'introduction', 'intro', 'overview', 'summary', 'contents', 'table of contents', 'toc', 'notes', 'note',
+  'faq', 'faqs', 'see also', 'references', 'reference', 'home', 'index', 'untitled', 'more', 'details',
+  'general', 'misc', 'miscellaneous', 'other', 'others', 'about', 'example', 'examples', 'background',
+  'conclusion', 'next steps', 'related', 'related articles', 'links', 'footnotes', 'main', 'content',
+]);
+const MAX_HEADING_WORDS = 12;
+const COVERED_SHARE = 0.6;
+const QUESTION_START = /^(?:how|why|what|when|where|which|who|can|could|should|is|are|do|does)\b/i;
+
+/** The heading part of a passage title (see the module comment). */
+export function headingOf(title: string): string {
+  let t = title.replace(/\s+/g, ' ').trim();
+  const crumbs = t.split(/\s+(?:›|»|>)\s+/);
+  t = crumbs[crumbs.length - 1];
+  t = t.split(/\s+(?:\||-|—|–|·)\s+/)[0];
+  return t.replace(/^[#\s]+|[\s:¶#]+$/g, '').trim();
+}
+
+/**
+ * Lower-cases the heading's first letter when its first word is an ordinary word capitalised only for
+ * being first: one capital then lower-case letters, and either a gerund or article, or a word the
+ * passages write in lower case at least as often as capitalised mid-sentence ("virtual" yes, "Python" no).
+ */
+function lowerFirstWord(heading: string, texts: string[]): string {
+  const first = heading.split(' ')[0];
+  if (!/^\p{Lu}\p{Ll}+$/u.test(first)) return heading;
+  let ordinary = /ing$/.test(first) || /^(?:the|a|an)$/i.test(first);
+  if (!ordinary) {
+    const lower = first.toLowerCase();
+    const count = (re: RegExp) => texts.reduce((n, t) => n + (t.match(re)?.length ?? 0), 0);
+    const lowerUses = count(new RegExp(`(?<![\\p{L}\\p{N}])${lower}(?![\\p{L}\\p{N}])`, 'gu'));
+    const capitalUses = count(new RegExp(`(?<=[\\p{L}\\p{N},;:)] +)${first}(?![\\p{L}\\p{N}])`, 'gu'));
+    ordinary = lowerUses > 0 && lowerUses >= capitalUses;
+  }
+  return ordinary ? heading[0].toLowerCase() + heading.slice(1) : heading;
+}
+
+function phrase(heading: string, texts: string[]): string {
+  if (heading.endsWith('?')) return heading;
+  if (QUESTION_START.test(heading)) return `${heading.replace(/[.!]+$/, '')}?`;
+  return `Tell me more about ${lowerFirstWord(heading.replace(/[.!]+$/, ''), texts)}`;
+}
+
+const key = (q: string) => q.toLowerCase().replace(/\s+/g, ' ').replace(/[\s?.!]+$/, '').trim();
+
+export function followUpCandidates(passages: SourcePassage[], asked: string[], options: FollowUpOptions = {}): string[] {
+  const max = Math.max(0, Math.floor(options.max ?? 3));
+  const language = options.language ?? 'en';
+  const askedKeys = new Set(asked.map(key));
+  const askedTerms = new Set(asked.flatMap((q) => contentTerms(q, language)));
+  const texts = passages.map((p) => p.text ?? '');
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const passage of passages) {
+    if (out.length >= max) break;
+    const heading = headingOf(passage.title ?? '');
+    if (!heading || GENERIC_HEADINGS.has(key(heading)) || heading.split(' ').length > MAX_HEADING_WORDS) continue;
+    const terms = [...new Set(contentTerms(heading, language))];
+    if (terms.length === 0) continue;
+    const covered = terms.filter((t) => askedTerms.has(t)).length / terms.length;
+    if (covered >= COVERED_SHARE) continue;
+    const question = phrase(heading, texts);
+    const k = key(question);
+    if (seen.has(k) || seen.has(key(heading)) || askedKeys.has(k) || askedKeys.has(key(heading))) continue;
+    seen.add(k);
+    seen.add(key(heading));
+    out.push(question);
+  }
+  return out;
+}

@@ -1,0 +1,32 @@
+export interface StoredReference {
+  index: number;
+  title: string;
+  url?: string;
+  content: string;
+}
+
+export interface ConversationTurnRecord {
+  seq: number;
+  question: string;
+  reply: string;
+  references: StoredReference[];
+  at: number;
+}
+
+export interface ConversationSummary {
+  id: string;
+  /** The url of the top reference of the latest reply (the latest topic), if it had one. */
+  latestUrl: string | null;
+  updatedAt: number;
+}
+
+/** Chat conversations of a configuration, turn by turn. */
+export interface ConversationStore {
+  /** Turns oldest first, at most the `limit` latest. */
+  turns(configurationUid: string, conversationId: string, limit: number): ConversationTurnRecord[];
+  exists(configurationUid: string, conversationId: string): boolean;
+  /** Appends a turn, creating the conversation when it is new. */
+  append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): void;
+  /** Conversations with a turn in [from, to). */
+  list(configurationUid: string, from: number, to: number): ConversationSummary[];
+}
