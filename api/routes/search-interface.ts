@@ -98,7 +98,13 @@ async function answer(req: Request, res: Response, produce: (run: RunOptions) =>
     if (!res.writableFinished) gone.abort();
   });
   if (!(req.get('accept') ?? '').includes('text/event-stream')) {
-    res.json(await produce({ signal: gone.signal }));
+    const t0 = performance.now();
+    let modelMs: number | null = null;
+    const body = await produce({ signal: gone.signal, onResult: (r) => (modelMs = r.modelMs) });
+    // Where the time went, for dashboards and the generation benchmark (time outside the model).
+    const timing = [`total;dur=${(performance.now() - t0).toFixed(1)}`];
+    if (modelMs !== null) timing.push(`model;dur=${(modelMs as number).toFixed(1)}`);
+    res.set('Server-Timing', timing.join(', ')).json(body);
     return;
   }
   let started = false;

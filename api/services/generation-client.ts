@@ -12,6 +12,8 @@ export interface RunOptions {
   onDelta?: (text: string) => void;
   /** The client went away: the job is cancelled. */
   signal?: AbortSignal;
+  /** Told the result as it arrives, before the caller turns it into a response (timings). */
+  onResult?: (result: GenerationResult) => void;
 }
 
 /**
@@ -42,7 +44,10 @@ export class GenerationClient {
     const outcome = new Promise<GenerationResult>((resolve, reject) => (settle = { resolve, reject }));
     this.listeners.set(jobId, (m) => {
       if (m.type === 'delta') options.onDelta?.(m.text);
-      else if (m.type === 'done') settle.resolve(m.result);
+      else if (m.type === 'done') {
+        options.onResult?.(m.result);
+        settle.resolve(m.result);
+      }
       else settle.reject(new AppError(m.status === 503 ? 'dependency_unavailable' : 'bad_gateway', m.message));
     });
     const timer = setTimeout(() => settle.reject(new AppError('timeout', `The answer took longer than ${this.timeoutMs / 1000} s and was cancelled; try again, or raise QUARRY_GENERATION_TIMEOUT_SECONDS`)), this.timeoutMs);

@@ -77,7 +77,11 @@ export class WidgetAnswerService {
     const language = this.language(config);
     const retrievalQuery = standaloneQuery(history, req.query, language);
     const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
-    const result = passages.length ? await this.generate(config, 'chat', req.query, history, passages, run) : null;
+    const generating = passages.length ? this.generate(config, 'chat', req.query, history, passages, run) : null;
+    generating?.catch(() => {}); // awaited below; this only stops an early failure counting as unhandled
+    // Follow-up questions need only the passages: found while the model writes, they cost no latency.
+    const candidates = generating ? this.followUps(config, passages, [req.query, ...history.map((h) => h.question)]) : [];
+    const result = generating ? await generating : null;
     const answered = result !== null && result.cited.length > 0;
     const eventId = randomBytes(12).toString('base64url');
     const session = sessionHash(this.secret, req.sessionId);
@@ -93,7 +97,7 @@ export class WidgetAnswerService {
         })
       : [];
     const reply = answered ? result.text : NO_RESULTS_REPLY;
-    const followUps = answered ? await this.followUps(config, passages, [req.query, ...history.map((h) => h.question)]) : [];
+    const followUps = answered ? candidates : [];
     if (!req.preview) {
       this.storage.conversations.append(config.uid, conversationId, session, {
         question: req.query, reply, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
@@ -116,13 +120,9 @@ export class WidgetAnswerService {
   }
 
   /** Candidate follow-up questions that a search over the configuration really answers. */
-  private async followUps(config: ConfigurationRecord, passages: Passage[], asked: string[]): Promise<string[]> {
+  private followUps(config: ConfigurationRecord, passages: Passage[], asked: string[]): string[] {
     const sources = passages.map((p, i) => ({ index: i + 1, title: p.title, text: p.text }));
-    const out: string[] = [];
-    for (const q of followUpCandidates(sources, asked)) {
-      if ((await this.search.passages(config, q, 1, 'keyword')).length > 0) out.push(q);
-    }
-    return out;
+    return followUpCandidates(sources, asked).filter((q) => this.search.hasKeywordMatch(config, q));
   }
 
   private reference(p: Passage, index: number, format: 'html' | 'text'): Reference {

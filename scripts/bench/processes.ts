@@ -121,6 +121,7 @@ export interface Stack {
   dataDir: string;
   api: NodeChild;
   worker: NodeChild;
+  generator: NodeChild;
   redisPid: number;
   /** Throws if the API or worker died. */
   assertAlive(): void;
@@ -152,10 +153,12 @@ export async function startStack(root: string, cleanup: Cleanup, extraEnv: Recor
   // After the API has migrated the database, so the two processes don't race on the first open.
   const worker = spawnNode('worker', 'workers/main.ts', root, env);
   cleanup.add('stop worker', () => worker.stop());
+  const generator = spawnNode('generator', 'workers/generator-main.ts', root, env);
+  cleanup.add('stop generator', () => generator.stop());
   return {
-    baseUrl, masterKey, dataDir, api, worker, redisPid: redis.pid!,
+    baseUrl, masterKey, dataDir, api, worker, generator, redisPid: redis.pid!,
     assertAlive() {
-      for (const c of [api, worker]) {
+      for (const c of [api, worker, generator]) {
         if (c.unexpectedExit) throw new Error(`${c.unexpectedExit}; last output:\n${c.lines.slice(-20).join('\n')}`);
       }
     },

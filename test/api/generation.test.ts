@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAiChatModel } from '../../shared/llm/adapters/openai-chat-model.js';
-import { startStubChat } from '../helpers/stub-chat-server.js';
+import { startStubChat } from '../../scripts/bench/stub-chat-server.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 const PAGES = [
