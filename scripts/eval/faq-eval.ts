@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { send, sendJson, type Target } from '../bench/http-load.js';
 import { markdownTable, round } from '../bench/stats.js';
 import { loadFaqQuestions, loadPythonDocs, type FaqQuestion } from './python-docs.js';
@@ -69,7 +70,81 @@ export async function runFaqEval(api: Target, dataDir: string, assertAlive: () =
     rows.push(await score(api, ranker, questions));
     assertAlive();
   }
-  return { index, pages: pages.length, questions: questions.length, rows };
+  say(`asking ${questions.length} questions for summaries (default generator)`);
+  const tool = (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'tool', name: 'faq summaries', indexes: [index], result_count: 10 })).uid;
+  const summaries = await scoreSummaries(api, tool, questions);
+  return { index, pages: pages.length, questions: questions.length, rows, summaries };
+}
+
+export interface SummaryRow {
+  asked: number;
+  answered: number;
+  noRelevantResults: number;
+  errors: number;
+  /** Summaries whose references include the answering page. */
+  answerPageReferenced: number;
+  /** Summaries passing the citation check: every [n] is a reference, every reference is cited, every cited sentence is in its reference. */
+  citationsValid: number;
+  failures: string[];
+  latencyMs: number[];
+}
+
+const unescapeHtml = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** The citation check, from the outside: what a client can verify with the response alone. */
+export function citationProblems(summaryHtml: string, references: { index: number; content: string }[]): string[] {
+  const text = unescapeHtml(summaryHtml.replace(/^<p>|<\/p>$/g, ''));
+  const problems: string[] = [];
+  const cited = new Set<number>();
+  // Extractive format: "Sentence. [1] Next sentence. [2]": each citation closes the text before it.
+  let last = 0;
+  for (const m of text.matchAll(/\[(\d+)\]/g)) {
+    const n = Number(m[1]);
+    const sentence = squash(text.slice(last, m.index));
+    last = m.index! + m[0].length;
+    const ref = references.find((r) => r.index === n);
+    if (!ref) problems.push(`[${n}] has no reference`);
+    else if (sentence && !squash(ref.content).includes(sentence)) problems.push(`sentence cited [${n}] is not in reference ${n}: "${sentence.slice(0, 80)}"`);
+    cited.add(n);
+  }
+  for (const r of references) if (!cited.has(r.index)) problems.push(`reference ${r.index} is never cited`);
+  if (cited.size === 0) problems.push('no citation');
+  return problems;
+}
+
+async function scoreSummaries(api: Target, uid: string, questions: FaqQuestion[]): Promise<SummaryRow> {
+  const row: SummaryRow = { asked: 0, answered: 0, noRelevantResults: 0, errors: 0, answerPageReferenced: 0, citationsValid: 0, failures: [], latencyMs: [] };
+  await mapPool(questions, 4, async (q) => {
+    row.asked++;
+    const t0 = performance.now();
+    const r = await send(api, 'GET', `/v1/tool/summary?${new URLSearchParams({ uid, query: q.question, preview: 'true' })}`);
+    row.latencyMs.push(performance.now() - t0);
+    if (r.status !== 200) {
+      row.errors++;
+      if (row.failures.length < 10) row.failures.push(`${q.id}: HTTP ${r.status} ${r.body.slice(0, 200)}`);
+      return;
+    }
+    const body = JSON.parse(r.body) as { status: string; summary: string; references: { index: number; url?: string; content: string }[] };
+    if (body.status !== 'success') {
+      row.noRelevantResults++;
+      return;
+    }
+    row.answered++;
+    if (q.answer_page && body.references.some((ref) => pageOf(ref.url) === q.answer_page)) row.answerPageReferenced++;
+    const problems = citationProblems(body.summary, body.references);
+    if (problems.length === 0) row.citationsValid++;
+    else if (row.failures.length < 10) row.failures.push(`${q.id}: ${problems.join('; ')}`);
+  });
+  return row;
+}
+
+export function summaryTable(s: SummaryRow): string {
+  const lat = [...s.latencyMs].sort((a, b) => a - b);
+  return markdownTable([
+    ['summaries asked', 'success', 'no-relevant-results', 'errors', 'answer page among references', 'citation check passed', 'latency p50 ms'],
+    [String(s.asked), String(s.answered), String(s.noRelevantResults), String(s.errors), `${pct(s.answerPageReferenced, s.asked)} (${s.answerPageReferenced}/${s.asked})`, `${pct(s.citationsValid, s.answered)} (${s.citationsValid}/${s.answered})`, String(round(lat[Math.floor(lat.length / 2)] ?? 0, 1))],
+  ]);
 }
 
 async function score(api: Target, ranker: Ranker, questions: FaqQuestion[]): Promise<FaqRow> {
