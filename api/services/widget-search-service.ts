@@ -144,7 +144,9 @@ export class WidgetSearchService {
   hasKeywordMatch(config: ConfigurationRecord, query: string): boolean {
     return config.indexes.some((u) => {
       const state = this.engine.state(u);
-      return state !== null && this.keywordLeg([state], query).length > 0;
+      if (!state) return false;
+      const terms = state.analyzer.analyze(query);
+      return terms.length > 0 && scoreDisMaxDense(state.inverted, terms, { fields: this.keywordFields(state) }).units.length > 0;
     });
   }
 
@@ -182,11 +184,7 @@ export class WidgetSearchService {
     states.forEach((state, s) => {
       const terms = state.analyzer.analyze(query);
       if (terms.length === 0) return;
-      const fields = [
-        ...Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([field]) => ({ field, boost: 1 })),
-        { field: HEADING_FIELD, boost: HEADING_BOOST },
-      ];
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields });
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields: this.keywordFields(state) });
       for (const u of topUnits(units, scores, CANDIDATES)) all.push({ key: `${s}:${u}`, score: scores[u] });
     });
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
@@ -209,6 +207,14 @@ export class WidgetSearchService {
       for (const { unit, score } of state.vectors.top(vector, CANDIDATES)) if (score > 0) all.push({ key: `${s}:${unit}`, score });
     });
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
+  }
+
+  /** Every text field of the index at boost 1, plus each section's own heading. */
+  private keywordFields(state: IndexState) {
+    return [
+      ...Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([field]) => ({ field, boost: 1 })),
+      { field: HEADING_FIELD, boost: HEADING_BOOST },
+    ];
   }
 
   private hitOf(states: IndexState[], key: string): Hit {

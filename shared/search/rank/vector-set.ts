@@ -1,7 +1,7 @@
 import { topUnits } from './top-units.js';
 
 /** Below this many vectors an exact scan is fast enough (a few ms) and needs no training. */
-export const ANN_MIN_VECTORS = 20_000;
+export const ANN_MIN_VECTORS = 10_000;
 const MAX_LISTS = 128;
 const TRAIN_ITERATIONS = 5;
 const SAMPLE_PER_LIST = 40;
