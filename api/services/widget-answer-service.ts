@@ -119,10 +119,14 @@ export class WidgetAnswerService {
     return this.generation.run({ kind, question, history, passages: sources }, this.language(config), run);
   }
 
-  /** Candidate follow-up questions that a search over the configuration really answers. */
+  /**
+   * Follow-up questions: headings of the sections just retrieved that the conversation has not covered.
+   * Each is answerable from the indexed content by construction (its own section answers it, and a
+   * search for it finds that section by its heading), so no further search is spent on checking them.
+   */
   private followUps(config: ConfigurationRecord, passages: Passage[], asked: string[]): string[] {
     const sources = passages.map((p, i) => ({ index: i + 1, title: p.title, text: p.text }));
-    return followUpCandidates(sources, asked).filter((q) => this.search.hasKeywordMatch(config, q));
+    return followUpCandidates(sources, asked, { language: this.language(config) });
   }
 
   private reference(p: Passage, index: number, format: 'html' | 'text'): Reference {

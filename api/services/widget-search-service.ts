@@ -140,16 +140,6 @@ export class WidgetSearchService {
     });
   }
 
-  /** Whether the keyword ranking finds anything for `query`: the cheap answerability test of follow-up questions. */
-  hasKeywordMatch(config: ConfigurationRecord, query: string): boolean {
-    return config.indexes.some((u) => {
-      const state = this.engine.state(u);
-      if (!state) return false;
-      const terms = state.analyzer.analyze(query);
-      return terms.length > 0 && scoreDisMaxDense(state.inverted, terms, { fields: this.keywordFields(state) }).units.length > 0;
-    });
-  }
-
   private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<WidgetSearchRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
     const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query));

@@ -61,12 +61,31 @@ function lowerFirstWord(heading: string, texts: string[]): string {
   let ordinary = /ing$/.test(first) || /^(?:the|a|an)$/i.test(first);
   if (!ordinary) {
     const lower = first.toLowerCase();
-    const count = (re: RegExp) => texts.reduce((n, t) => n + (t.match(re)?.length ?? 0), 0);
-    const lowerUses = count(new RegExp(`(?<![\\p{L}\\p{N}])${lower}(?![\\p{L}\\p{N}])`, 'gu'));
-    const capitalUses = count(new RegExp(`(?<=[\\p{L}\\p{N},;:)] +)${first}(?![\\p{L}\\p{N}])`, 'gu'));
+    let lowerUses = 0;
+    let capitalUses = 0;
+    for (const t of texts) {
+      lowerUses += countWord(t, lower, () => true);
+      // Capitalised after a word, comma or bracket (not at a sentence start): a name, like "Python".
+      capitalUses += countWord(t, first, (before) => /[\p{L}\p{N},;:)] +$/u.test(before));
+    }
     ordinary = lowerUses > 0 && lowerUses >= capitalUses;
   }
   return ordinary ? heading[0].toLowerCase() + heading.slice(1) : heading;
+}
+
+/**
+ * Occurrences of `word` as a whole word in `text` for which `accept(the 8 characters before it)` holds.
+ * indexOf rather than a regular expression per candidate: this runs for every chat reply.
+ */
+function countWord(text: string, word: string, accept: (before: string) => boolean): number {
+  let n = 0;
+  for (let i = text.indexOf(word); i !== -1; i = text.indexOf(word, i + word.length)) {
+    const prev = text[i - 1] ?? ' ';
+    const next = text[i + word.length] ?? ' ';
+    if (/[\p{L}\p{N}]/u.test(prev) || /[\p{L}\p{N}]/u.test(next)) continue;
+    if (accept(text.slice(Math.max(0, i - 8), i))) n++;
+  }
+  return n;
 }
 
 function phrase(heading: string, texts: string[]): string {

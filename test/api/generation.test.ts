@@ -84,7 +84,13 @@ describe('extractive default (no model)', () => {
     expectCitationsConsistent(first.body.reply, first.body.references);
     expect(first.body.references.every((r: { feedback_data?: string }) => typeof r.feedback_data === 'string')).toBe(true);
     expect(Array.isArray(first.body.follow_up_questions)).toBe(true);
-    for (const q of first.body.follow_up_questions) expect(q).toEqual({ question: expect.any(String) });
+    expect(first.body.follow_up_questions.length).toBeGreaterThan(0);
+    for (const q of first.body.follow_up_questions) {
+      expect(q).toEqual({ question: expect.any(String) });
+      // Answerable from the indexed content: asked in turn, each gets a cited answer.
+      const answer = await widget(svc, 'POST', '/v1/tool/chat', { uid: uids.tool, query: q.question, 'session-id': 's1', preview: true });
+      expect(answer.body.status, q.question).toBe('success');
+    }
 
     const next = await widget(svc, 'POST', '/v1/tool/chat', { uid: uids.tool, query: 'and how do I use it to install requests?', 'session-id': 's1', 'conversation-id': first.body.conversation_id });
     expect(next.body.conversation_id).toBe(first.body.conversation_id);
