@@ -1,12 +1,14 @@
 import { topUnits } from './top-units.js';
 
 /** Below this many vectors an exact scan is fast enough (a few ms) and needs no training. */
-export const ANN_MIN_VECTORS = 10_000;
+export const ANN_MIN_VECTORS = 4_000;
 const MAX_LISTS = 128;
 const TRAIN_ITERATIONS = 5;
 const SAMPLE_PER_LIST = 40;
 /** Share of the lists a query scans: recall@50 above 0.9 on clustered vectors (test/unit/vector-set.test.ts). */
 const PROBE_SHARE = 0.15;
+/** At least this many vectors (on average) are scanned per query. */
+const MIN_PROBED = 3000;
 
 /**
  * Unit vectors of an index, packed in one Float32Array (unit-major), unit-normalised on insert so
@@ -184,7 +186,9 @@ class Ivf {
       this.centroidScores[c] = dot;
       ids.push(c);
     }
-    return topUnits(ids, this.centroidScores, Math.max(1, Math.ceil(k * PROBE_SHARE))).map((c) => this.lists[c]);
+    // Small sets: probe enough lists for MIN_PROBED vectors, where a scan is cheap and recall matters more.
+    const probes = Math.min(k, Math.max(1, Math.ceil(k * PROBE_SHARE), Math.ceil((k * MIN_PROBED) / Math.max(1, this.trainedOn))));
+    return topUnits(ids, this.centroidScores, probes).map((c) => this.lists[c]);
   }
 }
 
