@@ -18,11 +18,12 @@ export interface RunOptions {
 
 /**
  * Hands summaries and chat replies to the generation workers and awaits them with a timeout. The
- * job's channel is subscribed before the job is added, so no delta or result can be missed; on
+ * jobs' channels are subscribed before a job is added, so no delta or result can be missed; on
  * timeout or a departed client the workers are told to stop, and a job still queued is removed.
  */
 export class GenerationClient {
   private readonly listeners = new Map<string, (m: GenerationMessage) => void>();
+  private subscribed: Promise<unknown> | null = null;
 
   constructor(
     private readonly queue: Queue<GenerationJob>,
@@ -31,15 +32,26 @@ export class GenerationClient {
     private readonly prefix: string,
     private readonly timeoutMs: number,
   ) {
-    subscriber.on('message', (channel: string, raw: string) => {
+    subscriber.on('pmessage', (_pattern: string, channel: string, raw: string) => {
       const jobId = channel.slice(channel.lastIndexOf(':') + 1);
       this.listeners.get(jobId)?.(JSON.parse(raw) as GenerationMessage);
     });
   }
 
+  /**
+   * One pattern subscription for every job of this process, made on first use: no SUBSCRIBE and
+   * UNSUBSCRIBE round trips per answer. Other API processes' messages arrive too and are ignored.
+   */
+  private subscribe(): Promise<unknown> {
+    this.subscribed ??= this.subscriber.psubscribe(jobChannel(this.prefix, '*')).catch((err) => {
+      this.subscribed = null;
+      throw err;
+    });
+    return this.subscribed;
+  }
+
   async run(input: GenerationInput, language: string, options: RunOptions = {}): Promise<GenerationResult> {
     const jobId = randomUUID();
-    const channel = jobChannel(this.prefix, jobId);
     let settle!: { resolve: (r: GenerationResult) => void; reject: (e: Error) => void };
     const outcome = new Promise<GenerationResult>((resolve, reject) => (settle = { resolve, reject }));
     this.listeners.set(jobId, (m) => {
@@ -54,7 +66,7 @@ export class GenerationClient {
     const onAbort = () => settle.reject(new AppError('timeout', 'The client went away; the generation was cancelled'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.subscriber.subscribe(channel);
+      await this.subscribe();
       await this.queue.add('generate', { input, language, deadline: Date.now() + this.timeoutMs, stream: options.onDelta !== undefined }, { jobId });
       return await outcome;
     } catch (err) {
@@ -64,7 +76,6 @@ export class GenerationClient {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       this.listeners.delete(jobId);
-      await this.subscriber.unsubscribe(channel).catch(() => {});
     }
   }
 
