@@ -121,6 +121,20 @@ describe('extractive default (no model)', () => {
     expect((await svc.call('GET', `/v1/ui/conversations?uid=${uids.ui}&from=2000-01-01&to=2000-01-02`)).body.conversations).toEqual([]);
   });
 
+  it('records summaries and chats for insights, and lists tool conversations too', async () => {
+    const before = (await svc.call('GET', `/v1/admin/configurations/${uids.tool}/insights?from=2000-01-01&to=2100-01-01`)).body;
+    await widget(svc, 'GET', '/v1/tool/summary', { uid: uids.tool, query: 'How do I install packages with pip?', 'session-id': 'ev', device: 'mobile' });
+    await widget(svc, 'GET', '/v1/tool/summary', { uid: uids.tool, query: 'xqzzv blorptangle' });
+    await widget(svc, 'POST', '/v1/tool/chat', { uid: uids.tool, query: 'What is a virtual environment?', 'session-id': 'ev', 'conversation-id': 'tool-listed' });
+    const after = (await svc.call('GET', `/v1/admin/configurations/${uids.tool}/insights?from=2000-01-01&to=2100-01-01`)).body;
+    expect(after.summaries - before.summaries).toBe(2);
+    expect(after.chats - before.chats).toBe(1);
+    expect(after.unanswered_generations - before.unanswered_generations).toBe(1);
+    const listed = await svc.call('GET', `/v1/tool/conversations?uid=${uids.tool}&from=2000-01-01&to=2100-01-01`);
+    expect(listed.body.conversations).toContainEqual({ conversation_id: 'tool-listed', url: 'https://docs.example.com/venv#venv' });
+    expect((await svc.call('GET', `/v1/ui/conversations?uid=${uids.tool}&from=2000-01-01&to=2100-01-01`)).status).toBe(404);
+  });
+
   it('streams as server-sent events: delta, references, done', async () => {
     const res = await fetch(`${svc.url}/v1/ui/summary?uid=${uids.ui}&query=${encodeURIComponent('How do I install packages with pip?')}`, { headers: { accept: 'text/event-stream' } });
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
