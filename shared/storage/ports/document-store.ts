@@ -51,7 +51,7 @@ export interface DocumentStore {
   progress(indexId: number): IndexProgress;
   /** The latest accepted write of a document, pending deletes included (fields null). */
   get(indexId: number, uid: string): (StoredDocument & { status: string; error: string | null }) | null;
-  /** Distinct jobs of documents pending since before `olderThan` (ms epoch). */
+  /** Distinct jobs of documents pending since `olderThan` (ms epoch) or earlier. */
   pendingJobs(olderThan: number, limit: number): { indexId: number; job: string | null }[];
   pendingOfJob(indexId: number, job: string | null, limit: number): DocumentRef[];
   reassignJob(indexId: number, refs: DocumentRef[], job: string): void;

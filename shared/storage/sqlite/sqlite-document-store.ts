@@ -56,7 +56,7 @@ export class SqliteDocumentStore implements DocumentStore {
       ),
       pendingJobs: db.prepare<[number, number], { indexId: number; job: string | null }>(
         `SELECT DISTINCT index_id AS indexId, job FROM documents
-         WHERE status = 'pending' AND updated_at < ? LIMIT ?`,
+         WHERE status = 'pending' AND updated_at <= ? LIMIT ?`,
       ),
       pendingOfJob: db.prepare<[number, string | null, number], DocumentRef>(
         `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND job IS ? LIMIT ?`,
