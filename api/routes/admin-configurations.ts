@@ -1,19 +1,12 @@
 import { Router } from 'express';
-import { AppError } from '../../shared/errors/app-error.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { requirePermission } from '../middleware/auth.js';
 import {
   createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema, updateConfigurationSchema, updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
+import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
-
-/** A date (YYYY-MM-DD, midnight UTC) or an ISO 8601 timestamp, as API.md's date ranges. */
-export function parseDateParam(name: string, value: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
-  if (Number.isNaN(ms)) throw new AppError('invalid_request', `Invalid request: ${name}: '${value}' is not a date; use YYYY-MM-DD or ISO 8601`);
-  return ms;
-}
 
 /** Admin API for search-interface configurations, their instant answers and their insights. */
 export function adminConfigurationsRouter(service: ConfigurationService, storage: Storage): Router {
@@ -54,9 +47,7 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
   r.get('/v1/admin/configurations/:uid/insights', (req, res) => {
     const q = validate(insightsQuerySchema, req.query);
     const config = service.get(req.params.uid);
-    const from = parseDateParam('from', q.from);
-    const to = parseDateParam('to', q.to);
-    if (to <= from) throw new AppError('invalid_request', 'Invalid request: to: must be after from (from is inclusive, to exclusive)');
+    const { from, to } = parseDateRange(q.from, q.to);
     const i = storage.events.insights(config.uid, from, to);
     res.json({
       uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(),

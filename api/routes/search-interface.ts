@@ -1,14 +1,13 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import {
   autocompleteSchema, chatSchema, conversationsSchema, feedbackSchema, summarySchema, supportForwardSchema, topQuestionsSchema,
   widgetSearchSchema,
 } from '../schemas/search-interface-schemas.js';
-import type { RequestHandler } from 'express';
 import type { RunOptions } from '../services/generation-client.js';
 import type { WidgetAnswerService } from '../services/widget-answer-service.js';
-import { parseDateParam } from './admin-configurations.js';
+import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
 import type { WidgetSearchService } from '../services/widget-search-service.js';
 import type { WidgetUsageService } from '../services/widget-usage-service.js';
@@ -78,9 +77,7 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
       }));
     r.get(`${base}/conversations`, ...readKey, (req, res) => {
       const p = validate(conversationsSchema, paramsOf(req));
-      const from = parseDateParam('from', p.from);
-      const to = parseDateParam('to', p.to);
-      if (to <= from) throw new AppError('invalid_request', 'Invalid request: to: must be after from (from is inclusive, to exclusive)');
+      const { from, to } = parseDateRange(p.from, p.to);
       res.json(answers.conversations(variant, p.uid, from, to));
     });
   }
