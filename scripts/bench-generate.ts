@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { makeTarget, send, sendJson } from './bench/http-load.js';
+import { makeTarget, sendJson } from './bench/http-load.js';
 import { Cleanup, cpuMeter, machineInfo, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { distribution, markdownTable, round } from './bench/stats.js';
 import { startStubChat } from './bench/stub-chat-server.js';
 import { loadFaqQuestions, loadPythonDocs } from './eval/python-docs.js';
-import { mapPool, waitIndexed } from './eval/quarry-eval-client.js';
+import { pushPages } from './eval/faq-eval.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const say = (m: string) => console.error(`[bench] ${m}`);
@@ -87,13 +87,8 @@ async function main() {
     const data = join(root, '../shared/data/python-docs');
     const pages = loadPythonDocs(join(data, 'python-3.11.2-html.tar.gz'));
     const questions = loadFaqQuestions(join(data, 'faq_questions.jsonl')).map((q) => q.question);
-    await sendJson(api, 'POST', '/v1/admin/indexes', { uid: 'docs', language_code: 'en' }, [200, 201]);
     say(`pushing ${pages.length} pages`);
-    await mapPool(pages, 8, async (p) => {
-      const r = await send(api, 'PUT', `/v2/indexes/docs/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: `https://docs.python.org/3.11/${p.uid}` }));
-      if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}`);
-    });
-    await waitIndexed(api, 'docs', pages.length, { assertAlive: () => stack!.assertAlive() });
+    await pushPages(api, 'docs', pages, () => stack!.assertAlive(), say);
     const { uid } = await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'ui', name: 'bench', indexes: ['docs'], result_count: 5 });
 
     say('warm-up: 5 chats');

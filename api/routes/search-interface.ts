@@ -19,12 +19,17 @@ export const VARIANTS: Variant[] = ['tool', 'ui'];
  * `session-id` may also come as the X-Session-Id header.
  */
 export function paramsOf(req: Request): Record<string, unknown> {
+  // CORS, both rate limiters and the route all read them: merge once per request.
+  let params = merged.get(req);
+  if (params) return params;
   const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
-  const params: Record<string, unknown> = { ...(req.query as Record<string, unknown>), ...body };
+  params = { ...(req.query as Record<string, unknown>), ...body };
   const header = req.get('x-session-id');
   if (params['session-id'] === undefined && header) params['session-id'] = header;
+  merged.set(req, params);
   return params;
 }
+const merged = new WeakMap<Request, Record<string, unknown>>();
 
 /** The search interface, both variants (API.md section A): addressed by configuration uid, no API key. */
 export function searchInterfaceRouter(search: WidgetSearchService, usage: WidgetUsageService, answers: WidgetAnswerService, readKey: RequestHandler[]): Router {

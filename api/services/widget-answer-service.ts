@@ -6,13 +6,14 @@ import type { GenerationResult } from '../../shared/generation/generation-queue.
 import type { ConversationTurn, SourcePassage } from '../../shared/generation/generation-types.js';
 import { standaloneQuery } from '../../shared/generation/prompt.js';
 import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
-import { escapeHtml, paragraphHtml } from '../../shared/search/render/paragraph-html.js';
+import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
+import { escapeHtml } from '../../shared/text/escape-html.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { StoredReference } from '../../shared/storage/ports/conversation-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
 import type { GenerationClient, RunOptions } from './generation-client.js';
-import type { Passage, WidgetSearchService } from './widget-search-service.js';
+import { signFeedback, type Passage, type WidgetSearchService } from './widget-search-service.js';
 
 /** Sections a summary or reply is written from. */
 const PASSAGES = 5;
@@ -61,7 +62,7 @@ export class WidgetAnswerService {
       summary: answered ? `<p>${escapeHtml(result.text)}</p>` : `<p>${escapeHtml(NO_RESULTS_SUMMARY)}</p>`,
       references,
     };
-    this.record(config, 'summary', req, response.status, performance.now() - t0, references);
+    this.record(config, 'summary', req, req.sessionId ? sessionHash(this.secret, req.sessionId) : null, response.status, performance.now() - t0, references);
     return response;
   }
 
@@ -89,10 +90,7 @@ export class WidgetAnswerService {
     const references: Reference[] = answered
       ? result.cited.map((i, n) => {
           const p = passages[i - 1];
-          const feedback = this.signer.sign({
-            e: eventId, c: config.uid, v: variant, p: n + 1, i: p.indexUid, d: p.docUid, s: p.sectionId, q: normalized, h: session,
-            ...(req.preview ? { x: 1 as const } : {}),
-          });
+          const feedback = signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, n + 1, { i: p.indexUid, d: p.docUid, s: p.sectionId });
           return { ...this.reference(p, n + 1, 'text'), feedback_data: feedback };
         })
       : [];
@@ -104,7 +102,7 @@ export class WidgetAnswerService {
       });
     }
     const status = answered ? ('success' as const) : ('no-relevant-results' as const);
-    this.record(config, 'chat', req, status, performance.now() - t0, references, eventId);
+    this.record(config, 'chat', req, session, status, performance.now() - t0, references, eventId);
     return { status, reply, conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
   }
 
@@ -137,10 +135,10 @@ export class WidgetAnswerService {
     return this.storage.indexes.get(config.indexes[0])?.languageCode ?? 'en';
   }
 
-  private record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = randomBytes(12).toString('base64url')) {
+  private record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = randomBytes(12).toString('base64url')) {
     if (req.preview) return;
     this.storage.events.recordGeneration({
-      id, at: Date.now(), configurationUid: config.uid, kind, session: req.sessionId ? sessionHash(this.secret, req.sessionId) : null,
+      id, at: Date.now(), configurationUid: config.uid, kind, session,
       device: req.device, query: req.query, status, latencyMs, references: refs.map((r) => r.url ?? r.title),
     });
   }

@@ -49,6 +49,24 @@ export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'A
 
 export const TARGET_SEPARATOR = '\u0000';
 
+/** Where a result came from, for its `feedback_data`. */
+export interface FeedbackContext {
+  eventId: string;
+  config: ConfigurationRecord;
+  variant: Variant;
+  normalized: string;
+  session: string;
+  preview: boolean;
+}
+
+/** The signed `feedback_data` of the result at `position` (1-based): index uid, document uid and section id. */
+export function signFeedback(signer: FeedbackSigner, ctx: FeedbackContext, position: number, target: { i: string; d: string; s: number }): string {
+  return signer.sign({
+    e: ctx.eventId, c: ctx.config.uid, v: ctx.variant, p: position, ...target, q: ctx.normalized, h: ctx.session,
+    ...(ctx.preview ? { x: 1 as const } : {}),
+  });
+}
+
 export interface Passage {
   indexUid: string;
   docUid: string;
@@ -89,7 +107,7 @@ export class WidgetSearchService {
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
     const eventId = randomBytes(12).toString('base64url');
-    const states = config.indexes.map((u) => this.engine.state(u)).filter((s): s is IndexState => s !== null);
+    const states = this.statesOf(config);
     const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
 
     const answers = matchInstantAnswers(analyzer, req.query, this.storage.configurations.instantAnswers(config.uid)).slice(0, config.resultCount);
@@ -97,7 +115,7 @@ export class WidgetSearchService {
 
     let position = 0;
     const sign = (i: string, d: string, s: number) =>
-      this.signer.sign({ e: eventId, c: config.uid, v: variant, p: ++position, i, d, s, q: normalized, h: session, ...(req.preview ? { x: 1 as const } : {}) });
+      signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, ++position, { i, d, s });
     const results: WidgetResult[] = [
       ...answers.map((a) => ({
         type: 'instant_answer' as const,
@@ -132,12 +150,16 @@ export class WidgetSearchService {
    * click boosts, one section per document), as plain passages.
    */
   async passages(config: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
-    const states = config.indexes.map((u) => this.engine.state(u)).filter((s): s is IndexState => s !== null);
-    const hits = await this.rankParagraphs(config, states, { retrieval, query }, normalizeQuery(query), count);
+    const hits = await this.rankParagraphs(config, this.statesOf(config), { retrieval, query }, normalizeQuery(query), count);
     return hits.map(({ index, unit }) => {
       const { uid, section } = index.units[unit];
       return { indexUid: index.index.uid, docUid: uid, sectionId: section.id, title: section.title, url: this.urlOf(index, uid, section.anchor), text: section.text };
     });
+  }
+
+  /** The configuration's indexes as loaded for search (an index deleted since is skipped). */
+  private statesOf(config: ConfigurationRecord): IndexState[] {
+    return config.indexes.map((u) => this.engine.state(u)).filter((s): s is IndexState => s !== null);
   }
 
   private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<WidgetSearchRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {

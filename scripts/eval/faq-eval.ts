@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { send, sendJson, type Target } from '../bench/http-load.js';
 import { markdownTable, round } from '../bench/stats.js';
-import { loadFaqQuestions, loadPythonDocs, type FaqQuestion } from './python-docs.js';
+import { loadFaqQuestions, loadPythonDocs, type FaqQuestion, type Page } from './python-docs.js';
 import { mapPool, waitIndexed } from './quarry-eval-client.js';
 
 /**
@@ -39,19 +39,27 @@ interface Ranker {
   retrieval: 'hybrid' | 'keyword' | 'vector';
 }
 
+/**
+ * Pushes the pages into a new push index through PUT /v2 (source_url on docs.python.org, so results
+ * name their page) and waits until all are indexed.
+ */
+export async function pushPages(api: Target, index: string, pages: Page[], assertAlive: () => void, say: (m: string) => void): Promise<void> {
+  await sendJson(api, 'POST', '/v1/admin/indexes', { uid: index, language_code: 'en' }, [200, 201]);
+  await mapPool(pages, 8, async (p) => {
+    const r = await send(api, 'PUT', `/v2/indexes/${index}/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: SITE + p.uid }));
+    if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}: ${r.body.slice(0, 300)}`);
+  });
+  await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
+}
+
 const pageOf = (url: string | undefined) => (url?.startsWith(SITE) ? url.slice(SITE.length).replace(/#.*$/, '') : null);
 
 export async function runFaqEval(api: Target, dataDir: string, assertAlive: () => void, say: (m: string) => void) {
   const pages = loadPythonDocs(join(dataDir, 'python-3.11.2-html.tar.gz'));
   const questions = loadFaqQuestions(join(dataDir, 'faq_questions.jsonl'));
   const index = `faq-${Date.now().toString(36)}`;
-  await sendJson(api, 'POST', '/v1/admin/indexes', { uid: index, language_code: 'en' }, [200, 201]);
   say(`pushing ${pages.length} pages into ${index}`);
-  await mapPool(pages, 8, async (p) => {
-    const r = await send(api, 'PUT', `/v2/indexes/${index}/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: SITE + p.uid }));
-    if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}: ${r.body.slice(0, 300)}`);
-  });
-  await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
+  await pushPages(api, index, pages, assertAlive, say);
 
   const config = async (fusion: string, keywordWeight = 0.7) =>
     (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'ui', name: `faq ${fusion} ${keywordWeight}`, indexes: [index], result_count: 10, fusion, keyword_weight: keywordWeight })).uid;

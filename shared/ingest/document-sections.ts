@@ -1,6 +1,7 @@
 import type { FieldSpec } from '../indexes/index-schema.js';
 import type { PlainSection } from '../jobs/pipeline-jobs.js';
 import { textHash } from '../documents/fields-hash.js';
+import { escapeHtml } from '../text/escape-html.js';
 import { htmlToSections, type Section } from './html-to-sections.js';
 
 const MAX_SECTION_CHARS = 4000;
@@ -42,5 +43,3 @@ function asStrings(v: unknown): string[] {
   if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string' && x.length > 0);
   return [];
 }
-
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -64,20 +64,20 @@ async function generate(job: GenerationJob, model: ChatModel | null, signal: Abo
   const t0 = performance.now();
   // The checker also renumbers citations 1..k in order of first use, so references can be exactly the cited passages.
   const checked = (text: string, mode: 'extractive' | 'model') => checkCitations(text, job.input.passages, mode, { language: job.language });
-  const extractive = (modelMs: number, generator: string, repairs: string[] = []): GenerationResult => {
+  // Without a model the selection of sentences is the "model" time; after a rejected model answer, the model's.
+  const extractive = (generator: string, modelMs?: number, repairs: string[] = []): GenerationResult => {
     const report = checked(extractiveAnswer(job.input, { language: job.language }).text, 'extractive');
-    return { text: report.repaired, cited: report.cited, generator, modelMs, repairs: [...repairs, ...report.problems] };
+    return { text: report.repaired, cited: report.cited, generator, modelMs: modelMs ?? performance.now() - t0, repairs: [...repairs, ...report.problems] };
   };
   if (!model) {
-    const result = extractive(0, 'extractive');
-    result.modelMs = performance.now() - t0;
-    if (result.text) onDelta(result.text);
+    const result = extractive('extractive');
+    if (result.text && job.stream) onDelta(result.text);
     return result;
   }
   const text = await model.complete(buildMessages(job.input), { signal, ...(job.stream ? { onDelta } : {}) });
   const modelMs = performance.now() - t0;
   const report = checked(text, 'model');
   // Nothing the model said could be traced to a source: answer from the sources themselves instead.
-  if (report.cited.length === 0) return extractive(modelMs, 'extractive (model answer rejected: no supported citation)', report.problems);
+  if (report.cited.length === 0) return extractive('extractive (model answer rejected: no supported citation)', modelMs, report.problems);
   return { text: report.repaired, cited: report.cited, generator: model.id, modelMs, repairs: report.problems };
 }

@@ -1,8 +1,4 @@
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
+import { escapeHtml } from '../../text/escape-html.js';
 
 export const LINE_BREAK = '<span class="service line-break"></span>';
 
