@@ -196,7 +196,7 @@ export class WidgetSearchService {
     states.forEach((state, s) => {
       const terms = state.analyzer.analyze(query);
       if (terms.length === 0) return;
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields: this.keywordFields(state) });
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields: this.keywordFields(state), topK: CANDIDATES });
       for (const u of topUnits(units, scores, CANDIDATES)) all.push({ key: `${s}:${u}`, score: scores[u] });
     });
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);

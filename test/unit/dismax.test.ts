@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { scoreDisMax, topK } from '../../shared/search/rank/dismax.js';
+import { scoreDisMax, scoreDisMaxDense, topK } from '../../shared/search/rank/dismax.js';
 import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
+import { topUnits } from '../../shared/search/rank/top-units.js';
 
 const docs = [
   { title: ['cat'], body: ['cat', 'sat', 'mat'] },
@@ -59,5 +60,44 @@ describe('DisMax over BM25', () => {
 
   it('topK orders by score, then unit', () => {
     expect(topK(new Map([[3, 1], [1, 2], [2, 1]]), 2)).toEqual([[1, 2], [2, 1]]);
+  });
+
+  describe('pruned to the top k', () => {
+    // A seeded Zipf corpus: a few very common words and a long tail, in two fields, with deletions.
+    let seed = 42;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const word = () => `w${Math.floor(1 / (rand() * 0.999 + 0.001)) - 1}`;
+    const idx = new InvertedIndex();
+    const added: { unit: number; terms: Record<string, string[]> }[] = [];
+    for (let d = 0; d < 3000; d++) {
+      const terms = { title: Array.from({ length: 1 + Math.floor(rand() * 4) }, word), body: Array.from({ length: 5 + Math.floor(rand() * 60) }, word) };
+      added.push({ unit: idx.add(terms), terms });
+    }
+    for (let d = 0; d < 3000; d += 7) idx.remove(added[d].unit, added[d].terms);
+    const fields = [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }];
+    const top = (terms: string[], k: number, extra: { tie?: number; allow?: (u: number) => boolean; topK?: number }) => {
+      const { units, scores } = scoreDisMaxDense(idx, terms, { fields, ...extra });
+      return { ids: topUnits(units, scores, k), scores: topUnits(units, scores, k).map((u) => scores[u]), matched: units.length };
+    };
+
+    it('finds exactly the top k of the full scoring, with the same scores, while scoring fewer units', () => {
+      let pruned = 0;
+      for (let q = 0; q < 300; q++) {
+        const terms = Array.from({ length: 1 + (q % 4) }, word);
+        const k = [1, 10, 50][q % 3];
+        const tie = q % 5 === 0 ? 0.3 : 0;
+        const allow = q % 7 === 0 ? (u: number) => u % 2 === 0 : undefined;
+        const full = top(terms, k, { tie, allow });
+        const fast = top(terms, k, { tie, allow, topK: k });
+        expect(fast.scores.length).toBe(full.scores.length);
+        fast.scores.forEach((s, i) => expect(s).toBeCloseTo(full.scores[i], 9));
+        // The same units, unless two scores tie to the last bits (then summation order may swap them).
+        const same = fast.ids.filter((u, i) => u === full.ids[i]).length;
+        expect(same).toBeGreaterThanOrEqual(fast.ids.length - 2);
+        if (fast.matched < full.matched) pruned++;
+      }
+      // Common-plus-rare queries are what pruning is for: it must have cut most multi-term ones.
+      expect(pruned).toBeGreaterThan(100);
+    });
   });
 });

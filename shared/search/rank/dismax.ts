@@ -17,6 +17,14 @@ export interface DisMaxOptions {
   tie?: number;
   /** Units a filter allows; undefined allows all. */
   allow?: (unit: number) => boolean;
+  /**
+   * Only the best `topK` units are wanted. Terms are then scored highest-bound first, and once the
+   * terms left cannot lift a unit that matched none of the earlier ones above the current k-th best
+   * score, they only add to units already matched (MaxScore-style pruning, Turtle & Flood 1995).
+   * The top k and their scores are exact; `units` then lacks matches that could not make it, so it
+   * is no hit count.
+   */
+  topK?: number;
 }
 
 /**
@@ -50,7 +58,10 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   const sc = scratchFor(index.unitCount);
   const { scores, best, rest, seen, matched, touched, units } = sc;
   let matchedCount = 0;
-  for (const term of terms) {
+  const order = o.topK ? byBound(index, terms, o.fields, tie) : null;
+  let pruning = false;
+  for (let j = 0; j < terms.length; j++) {
+    const term = order ? order.terms[j] : terms[j];
     let touchedCount = 0;
     for (const { field, boost } of o.fields) {
       const list = index.postings(field, term);
@@ -63,7 +74,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
       const { units: postings, freqs, length } = list;
       for (let i = 0; i < length; i++) {
         const u = postings[i];
-        if (!index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+        if ((pruning && !matched[u]) || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
         const f = freqs[i];
         const s = (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl));
         if (!seen[u]) {
@@ -86,10 +97,71 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
         units[matchedCount++] = u;
       }
     }
+    // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final k-th best.
+    if (order && !pruning && j + 1 < terms.length && matchedCount >= o.topK!) {
+      pruning = order.remaining[j + 1] < kthBest(units, matchedCount, scores, o.topK!);
+    }
   }
   sc.matchedCount = matchedCount;
   return { units: units.subarray(0, matchedCount), scores };
 }
+
+/**
+ * The query's terms, the highest possible contribution first, with `remaining[j]`: the most that
+ * terms j.. can add to one unit. BM25's f / (f + k1 * norm) stays below 1, so a term in a field can
+ * add at most boost * idf; DisMax takes its best field plus `tie` times the others.
+ */
+function byBound(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number): { terms: string[]; remaining: Float64Array } {
+  const bounds = terms.map((term) => {
+    let max = 0;
+    let sum = 0;
+    for (const { field, boost } of fields) {
+      const list = index.postings(field, term);
+      if (!list || list.df === 0 || boost <= 0) continue;
+      const { docCount } = index.fieldStats(field);
+      const w = boost * Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
+      sum += w;
+      if (w > max) max = w;
+    }
+    return { term, bound: max + tie * (sum - max) };
+  });
+  bounds.sort((a, b) => b.bound - a.bound);
+  const remaining = new Float64Array(bounds.length + 1);
+  for (let j = bounds.length - 1; j >= 0; j--) remaining[j] = remaining[j + 1] + bounds[j].bound;
+  return { terms: bounds.map((b) => b.term), remaining };
+}
+
+/** The k-th highest score among the first `count` matched units (a bounded min-heap of scores). */
+function kthBest(units: Int32Array, count: number, scores: Float64Array, k: number): number {
+  const heap = kthHeap.length >= k ? kthHeap : (kthHeap = new Float64Array(k));
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const s = scores[units[i]];
+    if (size < k) {
+      let c = size++;
+      while (c > 0) {
+        const p = (c - 1) >> 1;
+        if (heap[p] <= s) break;
+        heap[c] = heap[p];
+        c = p;
+      }
+      heap[c] = s;
+    } else if (s > heap[0]) {
+      let c = 0;
+      for (;;) {
+        const l = 2 * c + 1;
+        if (l >= k) break;
+        const m = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l;
+        if (heap[m] >= s) break;
+        heap[c] = heap[m];
+        c = m;
+      }
+      heap[c] = s;
+    }
+  }
+  return heap[0];
+}
+let kthHeap = new Float64Array(64);
 
 /**
  * Working arrays reused from query to query: allocating and zeroing arrays the size of the index
