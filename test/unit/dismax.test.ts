@@ -75,7 +75,7 @@ describe('DisMax over BM25', () => {
     }
     for (let d = 0; d < 3000; d += 7) idx.remove(added[d].unit, added[d].terms);
     const fields = [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }];
-    const top = (terms: string[], k: number, extra: { tie?: number; allow?: (u: number) => boolean; topK?: number }) => {
+    const top = (terms: string[], k: number, extra: { tie?: number; allow?: (u: number) => boolean; topK?: number; bm25?: { k1: number; b: number } }) => {
       const { units, scores } = scoreDisMaxDense(idx, terms, { fields, ...extra });
       return { ids: topUnits(units, scores, k), scores: topUnits(units, scores, k).map((u) => scores[u]), matched: units.length };
     };
@@ -87,8 +87,9 @@ describe('DisMax over BM25', () => {
         const k = [1, 10, 50][q % 3];
         const tie = q % 5 === 0 ? 0.3 : 0;
         const allow = q % 7 === 0 ? (u: number) => u % 2 === 0 : undefined;
-        const full = top(terms, k, { tie, allow });
-        const fast = top(terms, k, { tie, allow, topK: k });
+        const bm25 = [undefined, { k1: 0.9, b: 0.4 }, { k1: 2, b: 1 }, { k1: 1.2, b: 0 }][q % 4];
+        const full = top(terms, k, { tie, allow, bm25 });
+        const fast = top(terms, k, { tie, allow, bm25, topK: k });
         expect(fast.scores.length).toBe(full.scores.length);
         fast.scores.forEach((s, i) => expect(s).toBeCloseTo(full.scores[i], 9));
         // The same units, unless two scores tie to the last bits (then summation order may swap them).

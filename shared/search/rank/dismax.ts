@@ -58,7 +58,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   const sc = scratchFor(index.unitCount);
   const { scores, best, rest, seen, matched, touched, units } = sc;
   let matchedCount = 0;
-  const order = o.topK ? byBound(index, terms, o.fields, tie) : null;
+  const order = o.topK ? byBound(index, terms, o.fields, tie, k1, b) : null;
   let pruning = false;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
@@ -108,18 +108,20 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
 
 /**
  * The query's terms, the highest possible contribution first, with `remaining[j]`: the most that
- * terms j.. can add to one unit. BM25's f / (f + k1 * norm) stays below 1, so a term in a field can
- * add at most boost * idf; DisMax takes its best field plus `tie` times the others.
+ * terms j.. can add to one unit. In a field, f / (f + k1 * (1 - b + b * len / avgdl)) grows with f
+ * and shrinks with len, so the list's highest f and shortest len bound every posting's score;
+ * DisMax takes the best field plus `tie` times the others.
  */
-function byBound(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number): { terms: string[]; remaining: Float64Array } {
+function byBound(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number): { terms: string[]; remaining: Float64Array } {
   const bounds = terms.map((term) => {
     let max = 0;
     let sum = 0;
     for (const { field, boost } of fields) {
       const list = index.postings(field, term);
       if (!list || list.df === 0 || boost <= 0) continue;
-      const { docCount } = index.fieldStats(field);
-      const w = boost * Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
+      const { docCount, sumLength } = index.fieldStats(field);
+      const norm = k1 * (1 - b + (b * list.minLength) / (sumLength / docCount));
+      const w = ((boost * Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5))) * list.maxFreq) / (list.maxFreq + norm);
       sum += w;
       if (w > max) max = w;
     }

@@ -11,8 +11,16 @@ class PostingList {
   length = 0;
   /** Live postings, the document frequency BM25 needs. */
   df = 0;
+  /**
+   * The highest frequency and the shortest field length among the postings ever added (not lowered
+   * by removals): with them a score bound holds for every posting, whatever the average length.
+   */
+  maxFreq = 0;
+  minLength = Infinity;
 
-  add(unit: number, freq: number) {
+  add(unit: number, freq: number, length: number) {
+    if (freq > this.maxFreq) this.maxFreq = freq;
+    if (length < this.minLength) this.minLength = length;
     if (this.length === this.units.length) {
       const units = new Int32Array(this.length * 2);
       units.set(this.units);
@@ -73,7 +81,7 @@ export class InvertedIndex {
       if (!field) this.fields.set(name, (field = new FieldIndex()));
       field.ensure(unit);
       // BM25 sees Lucene's one-byte length; the average stays exact, as in Lucene.
-      field.lengths[unit] = luceneLength(tokens.length);
+      const length = (field.lengths[unit] = luceneLength(tokens.length));
       field.stats.docCount++;
       field.stats.sumLength += tokens.length;
       const counts = new Map<string, number>();
@@ -81,7 +89,7 @@ export class InvertedIndex {
       for (const [t, f] of counts) {
         let list = field.terms.get(t);
         if (!list) field.terms.set(t, (list = new PostingList()));
-        list.add(unit, f);
+        list.add(unit, f, length);
       }
     }
     return unit;
