@@ -8,6 +8,7 @@
  * Options: see scripts/eval/args.ts (`npm run eval -- --help`).
  */
 import os from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { makeTarget, type Target } from './bench/http-load.js';
@@ -17,6 +18,7 @@ import { parseEvalArgs, USAGE, type EvalSettings } from './eval/args.js';
 import { loadDataset, type Dataset } from './eval/dataset.js';
 import { evaluate } from './eval/metrics.js';
 import { faqTable, runFaqEval, summaryTable } from './eval/faq-eval.js';
+import { hybridBeirTable, runHybridBeirEval } from './eval/hybrid-beir-eval.js';
 import { createContentIndex, pushCorpus, runQueries, waitIndexed } from './eval/quarry-eval-client.js';
 import { boostingResult, resultsTable, type BoostingResult, type Timings } from './eval/report.js';
 
@@ -141,9 +143,13 @@ async function faqMode(settings: EvalSettings, cleanup: Cleanup, started: (s: St
   console.log(`\nPython docs FAQ: ${faq.questions} questions over ${faq.pages} pages pushed through /v2, asked through GET /v1/ui/search (preview)\n`);
   console.log(`${faqTable(faq.rows)}\n`);
   console.log('Reference (../shared/data/README.md), Lucene 8.7 BM25 over whole pages: answer page in top 5 96.6%, top 10 98.9%; a supporting page in top 5 19.5%, top 10 34.5%.\n');
+  const ds = loadDataset(join(root, '../shared/data/scifact'), 'dev', (m) => say(`warning: ${m}`));
+  const beir = await runHybridBeirEval(api, ds, () => stack.assertAlive(), say);
+  console.log(`The same rankings on ${ds.name}/${ds.split}: ${beir.documents} documents pushed through /v2, ${beir.queries} judged queries through GET /v1/ui/search (preview)\n`);
+  console.log(`${hybridBeirTable(beir.rows)}\n`);
   console.log(`Summaries (GET /v1/tool/summary, preview, offline extractive generator unless QUARRY_LLM_* says otherwise):\n\n${summaryTable(faq.summaries)}\n`);
   if (faq.summaries.failures.length) say(`summary problems (first ${faq.summaries.failures.length}):\n  ${faq.summaries.failures.join('\n  ')}`);
-  writeResults(root, 'eval-faq.json', { timestamp: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, ...faq }, say);
+  writeResults(root, 'eval-faq.json', { timestamp: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, ...faq, beir }, say);
 }
 
 await main();

@@ -31,7 +31,7 @@ export const createConfigurationSchema = z.strictObject({
   autocomplete_min_queries: settings.autocomplete_min_queries.default(20),
   autocomplete_min_sessions: settings.autocomplete_min_sessions.default(3),
   fusion: settings.fusion.default('weighted'),
-  keyword_weight: settings.keyword_weight.default(0.7),
+  keyword_weight: settings.keyword_weight.default(0.85),
 });
 
 export const updateConfigurationSchema = z.strictObject({

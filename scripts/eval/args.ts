@@ -19,7 +19,8 @@ export interface EvalSettings {
 
 export const USAGE = `npm run eval -- [options]
   --mode beir|faq       beir (default): content search on a BEIR dataset;
-                        faq: search interface (keyword, vector, fused) on ../shared/data/python-docs
+                        faq: search interface (keyword, vector, fused) on ../shared/data/python-docs,
+                        then the same rankings on ../shared/data/scifact pushed as pages
   --dataset <dir>       BEIR folder (default ../shared/data/scifact)
   --split dev           queries.<split>.jsonl and qrels.<split>.tsv
   --language en|zh|...  index language_code (default zh when the folder name contains "zh", else en)

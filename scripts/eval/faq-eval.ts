@@ -10,12 +10,12 @@ import { mapPool, waitIndexed } from './quarry-eval-client.js';
  * document push, then asks the 175 FAQ questions through GET /v1/ui/search (preview, so nothing is
  * learnt) with the keyword leg alone, the vector leg alone and each fusion, and counts how often the
  * answering page is among the top 5 and top 10 paragraph results, and (harder) how often one of the
- * pages the answer links to is.
+ * pages the answer links to is. (scripts/eval/hybrid-beir-eval.ts repeats the comparison on SciFact.)
  */
 
 const SITE = 'https://docs.python.org/3.11/';
 /** Fusions compared: reciprocal-rank and weighted scores, each with these keyword weights. */
-const WEIGHTS = [0.5, 0.6, 0.7, 0.8];
+const WEIGHTS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9];
 
 export interface FaqRow {
   ranking: string;
@@ -33,20 +33,46 @@ export interface FaqRow {
   errors: number;
 }
 
-interface Ranker {
+export interface Ranker {
   name: string;
   uid: string;
   retrieval: 'hybrid' | 'keyword' | 'vector';
 }
 
 /**
- * Pushes the pages into a new push index through PUT /v2 (source_url on docs.python.org, so results
- * name their page) and waits until all are indexed.
+ * One UI configuration per fusion setting over `index`, and the two legs alone (asked through the
+ * `retrieval` parameter of a configuration).
  */
-export async function pushPages(api: Target, index: string, pages: Page[], assertAlive: () => void, say: (m: string) => void): Promise<void> {
+export async function createRankers(api: Target, index: string): Promise<Ranker[]> {
+  const config = async (fusion: string, keywordWeight: number) =>
+    (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'ui', name: `eval ${fusion} ${keywordWeight}`, indexes: [index], result_count: 10, fusion, keyword_weight: keywordWeight })).uid;
+  const legs = await config('rrf', 0.5);
+  const rankers: Ranker[] = [
+    { name: 'keyword leg alone', uid: legs, retrieval: 'keyword' },
+    { name: 'vector leg alone', uid: legs, retrieval: 'vector' },
+  ];
+  for (const fusion of ['rrf', 'weighted']) {
+    for (const w of WEIGHTS) rankers.push({ name: `fused: ${fusion === 'rrf' ? 'reciprocal rank' : 'weighted scores'}, keyword ${w}`, uid: await config(fusion, w), retrieval: 'hybrid' });
+  }
+  return rankers;
+}
+
+/** The result urls of one preview search through GET /v1/ui/search, or null on an error status. */
+export async function uiSearchUrls(api: Target, ranker: Ranker, query: string): Promise<string[] | null> {
+  const qs = new URLSearchParams({ uid: ranker.uid, 'session-id': 'eval', query, preview: 'true', retrieval: ranker.retrieval });
+  const r = await send(api, 'GET', `/v1/ui/search?${qs}`);
+  if (r.status !== 200) return null;
+  return (JSON.parse(r.body) as { results: { url?: string }[] }).results.map((x) => x.url ?? '');
+}
+
+/**
+ * Pushes the pages into a new push index through PUT /v2 (source_url `site` + uid, so results name
+ * their page) and waits until all are indexed.
+ */
+export async function pushPages(api: Target, index: string, pages: Pick<Page, 'uid' | 'title' | 'content'>[], assertAlive: () => void, say: (m: string) => void, site = SITE): Promise<void> {
   await sendJson(api, 'POST', '/v1/admin/indexes', { uid: index, language_code: 'en' }, [200, 201]);
   await mapPool(pages, 8, async (p) => {
-    const r = await send(api, 'PUT', `/v2/indexes/${index}/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: SITE + p.uid }));
+    const r = await send(api, 'PUT', `/v2/indexes/${index}/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: site + p.uid }));
     if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}: ${r.body.slice(0, 300)}`);
   });
   await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
@@ -61,16 +87,7 @@ export async function runFaqEval(api: Target, dataDir: string, assertAlive: () =
   say(`pushing ${pages.length} pages into ${index}`);
   await pushPages(api, index, pages, assertAlive, say);
 
-  const config = async (fusion: string, keywordWeight = 0.7) =>
-    (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'ui', name: `faq ${fusion} ${keywordWeight}`, indexes: [index], result_count: 10, fusion, keyword_weight: keywordWeight })).uid;
-  const legs = await config('rrf');
-  const rankers: Ranker[] = [
-    { name: 'keyword leg alone', uid: legs, retrieval: 'keyword' },
-    { name: 'vector leg alone', uid: legs, retrieval: 'vector' },
-  ];
-  for (const fusion of ['rrf', 'weighted']) {
-    for (const w of WEIGHTS) rankers.push({ name: `fused: ${fusion === 'rrf' ? 'reciprocal rank' : 'weighted scores'}, keyword ${w}`, uid: await config(fusion, w), retrieval: 'hybrid' });
-  }
+  const rankers = await createRankers(api, index);
 
   const rows: FaqRow[] = [];
   for (const ranker of rankers) {
@@ -158,13 +175,11 @@ export function summaryTable(s: SummaryRow): string {
 async function score(api: Target, ranker: Ranker, questions: FaqQuestion[]): Promise<FaqRow> {
   const row: FaqRow = { ranking: ranker.name, answered: 0, top1: 0, reciprocalRank: 0, sectionTop5: 0, top5: 0, top10: 0, supportQuestions: 0, supportTop5: 0, supportTop10: 0, errors: 0 };
   await mapPool(questions, 4, async (q) => {
-    const qs = new URLSearchParams({ uid: ranker.uid, 'session-id': 'eval', query: q.question, preview: 'true', retrieval: ranker.retrieval });
-    const r = await send(api, 'GET', `/v1/ui/search?${qs}`);
-    if (r.status !== 200) {
+    const urls = await uiSearchUrls(api, ranker, q.question);
+    if (!urls) {
       row.errors++;
       return;
     }
-    const urls = (JSON.parse(r.body) as { results: { url?: string }[] }).results.map((x) => x.url ?? '');
     const ranked = urls.map(pageOf);
     const within = (k: number, page: string) => ranked.slice(0, k).includes(page);
     if (q.answer_page) {

@@ -80,7 +80,7 @@ describe('admin configurations', () => {
   it('creates, reads, updates and deletes, with defaults and clear 400/404s', async () => {
     const uid = await createConfig('tool');
     const got = await svc.call('GET', `/v1/admin/configurations/${uid}`);
-    expect(got.body).toMatchObject({ uid, variant: 'tool', indexes: ['kb'], result_count: 5, allowed_origins: ['*'], autocomplete_min_sessions: 3, fusion: 'weighted', keyword_weight: 0.7 });
+    expect(got.body).toMatchObject({ uid, variant: 'tool', indexes: ['kb'], result_count: 5, allowed_origins: ['*'], autocomplete_min_sessions: 3, fusion: 'weighted', keyword_weight: 0.85 });
     const patched = await svc.call('PATCH', `/v1/admin/configurations/${uid}`, { result_count: 3, name: 'renamed' });
     expect(patched.body).toMatchObject({ result_count: 3, name: 'renamed', indexes: ['kb'] });
     const bad = await svc.call('POST', '/v1/admin/configurations', { variant: 'ui', name: 'x', indexes: ['nope'] });
