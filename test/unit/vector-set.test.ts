@@ -58,4 +58,23 @@ describe('VectorSet', () => {
     }
     expect(found / (queries.length * 50)).toBeGreaterThan(0.9);
   });
+
+  it('finds a unit by its new vector, not its old one, when it is set again after training', () => {
+    const n = ANN_MIN_VECTORS + 1000;
+    const vectors = clustered(n, 50, 4);
+    const set = new VectorSet();
+    vectors.forEach((v, u) => set.set(u, v));
+    set.top(vectors[0], 10); // trains
+    const moved = 5;
+    const old = vectors[moved];
+    set.set(moved, vectors[n - 1]);
+    const atOld = set.top(old, 10).map((x) => x.unit);
+    expect(atOld).not.toContain(moved);
+    const atNew = set.top(vectors[n - 1], 2);
+    expect(atNew.map((x) => x.unit).sort((a, b) => a - b)).toEqual([moved, n - 1]);
+    expect(atNew[0].score).toBeCloseTo(1, 6);
+    // Each unit appears once, though the moved one has a stale copy in its old list.
+    const all = set.top(vectors[n - 1], 200).map((x) => x.unit);
+    expect(new Set(all).size).toBe(all.length);
+  });
 });

@@ -17,6 +17,7 @@ const MIN_PROBED = 3000;
  * Small sets are searched exactly. From ANN_MIN_VECTORS on, an inverted-file index (IVF, as in
  * FAISS's IndexIVFFlat) takes over: spherical k-means puts every vector in the list of its nearest
  * centroid, and a query scans only the lists of its nearest centroids, about a sixth of the vectors.
+ * Each list keeps a contiguous copy of its vectors (as IndexIVFFlat stores its codes per list).
  * An exact scan of 100,000 x 100 dimensions costs ~15 ms in JavaScript on a small machine, too much
  * for a search box that also runs the keyword leg. Training happens on the first query that needs it
  * (about 2 s for 100,000 vectors) and again when the set has doubled since; vectors added between
@@ -39,9 +40,13 @@ export class VectorSet {
     norm = Math.sqrt(norm) || 1;
     const base = unit * this.dims;
     for (let i = 0; i < vector.length; i++) this.data[base + i] = vector[i] / norm;
-    if (!this.present[unit]) this.count++;
+    const again = this.present[unit] === 1;
+    if (!again) this.count++;
     this.present[unit] = 1;
-    this.ivf?.assign(unit, this.data);
+    if (this.ivf) {
+      if (again) this.ivf.unassign(unit);
+      this.ivf.assign(unit, this.data);
+    }
   }
 
   delete(unit: number): void {
@@ -63,35 +68,38 @@ export class VectorSet {
     this.prepare();
     const heap = new TopK(k);
     if (this.ivf && this.count >= ANN_MIN_VECTORS) {
-      for (const list of this.ivf.probe(q)) this.scan(q, list.units, list.length, heap, allow);
+      for (const list of this.ivf.probe(q)) this.scan(q, list.vectors, list.units, list.length, heap, allow);
     } else {
-      this.scan(q, null, this.present.length, heap, allow);
+      this.scan(q, this.data, null, this.present.length, heap, allow);
     }
     return heap.sorted();
   }
 
   /**
-   * Scores the units of `list` (or all units when null) into the heap. Flat loops over locals, four
+   * Scores into the heap the vectors of `list` (row j of `data` is unit list[j]; a unit below 0 was
+   * moved away) or, when `list` is null, every unit (row u is unit u). Flat loops over locals, four
    * vectors per pass so each query component is loaded once for four products: about twice as fast
    * as one at a time, and this runs over thousands of vectors per query.
    */
-  private scan(q: Float32Array, list: Int32Array | null, length: number, heap: TopK, allow?: (unit: number) => boolean) {
-    const { data, present, dims } = this;
+  private scan(q: Float32Array, data: Float32Array, list: Int32Array | null, length: number, heap: TopK, allow?: (unit: number) => boolean) {
+    const { present, dims } = this;
     const qd = Float64Array.from(q);
     const batch = [0, 0, 0, 0];
+    const rows = [0, 0, 0, 0];
     let n = 0;
     for (let j = 0; j <= length; j++) {
       if (j < length) {
         const u = list ? list[j] : j;
-        if (!present[u] || (allow && !allow(u))) continue;
+        if (u < 0 || !present[u] || (allow && !allow(u))) continue;
+        rows[n] = j;
         batch[n++] = u;
         if (n < 4) continue;
       } else if (n === 0) break;
       // A short last batch computes its first vector again in the empty lanes; only the n real ones count.
-      const b0 = batch[0] * dims;
-      const b1 = batch[n > 1 ? 1 : 0] * dims;
-      const b2 = batch[n > 2 ? 2 : 0] * dims;
-      const b3 = batch[n > 3 ? 3 : 0] * dims;
+      const b0 = rows[0] * dims;
+      const b1 = rows[n > 1 ? 1 : 0] * dims;
+      const b2 = rows[n > 2 ? 2 : 0] * dims;
+      const b3 = rows[n > 3 ? 3 : 0] * dims;
       let d0 = 0;
       let d1 = 0;
       let d2 = 0;
@@ -143,23 +151,42 @@ function normalised(v: Float32Array): Float32Array {
   return Float32Array.from(v, (x) => x / norm);
 }
 
+/**
+ * One inverted list: its units and a copy of their vectors, row after row. Reading a list's vectors
+ * from one contiguous block instead of gathering rows scattered over the whole set halved a query's
+ * time on 100,000 GloVe vectors (1.6 ms against 3.1-4.2 ms), for a second copy of the vectors.
+ */
 class PostingVector {
   units = new Int32Array(64);
+  vectors: Float32Array;
   length = 0;
 
-  push(u: number) {
+  constructor(private readonly dims: number) {
+    this.vectors = new Float32Array(64 * dims);
+  }
+
+  /** Appends unit's vector (data[offset .. offset + dims)); returns its row. */
+  push(u: number, data: Float32Array, offset: number): number {
     if (this.length === this.units.length) {
-      const next = new Int32Array(this.length * 2);
-      next.set(this.units);
-      this.units = next;
+      const units = new Int32Array(this.length * 2);
+      units.set(this.units);
+      this.units = units;
+      const vectors = new Float32Array(this.length * 2 * this.dims);
+      vectors.set(this.vectors);
+      this.vectors = vectors;
     }
-    this.units[this.length++] = u;
+    this.units[this.length] = u;
+    this.vectors.set(data.subarray(offset, offset + this.dims), this.length * this.dims);
+    return this.length++;
   }
 }
 
 class Ivf {
   readonly lists: PostingVector[];
   private readonly centroidScores: Float64Array;
+  /** Where each unit's copy is: list and row (list -1: in none). */
+  private listOf = new Int32Array(0);
+  private rowOf = new Int32Array(0);
 
   constructor(
     private readonly dims: number,
@@ -167,12 +194,29 @@ class Ivf {
     readonly trainedOn: number,
   ) {
     const k = centroids.length / dims;
-    this.lists = Array.from({ length: k }, () => new PostingVector());
+    this.lists = Array.from({ length: k }, () => new PostingVector(dims));
     this.centroidScores = new Float64Array(k);
   }
 
   assign(unit: number, data: Float32Array) {
-    this.lists[nearest(this.centroids, this.dims, data, unit * this.dims)].push(unit);
+    if (unit >= this.listOf.length) {
+      const size = Math.max(1024, 2 * unit);
+      const listOf = new Int32Array(size).fill(-1);
+      listOf.set(this.listOf);
+      const rowOf = new Int32Array(size);
+      rowOf.set(this.rowOf);
+      this.listOf = listOf;
+      this.rowOf = rowOf;
+    }
+    const l = nearest(this.centroids, this.dims, data, unit * this.dims);
+    this.listOf[unit] = l;
+    this.rowOf[unit] = this.lists[l].push(unit, data, unit * this.dims);
+  }
+
+  /** Leaves the unit's current copy behind (a new vector for it is assigned afresh). */
+  unassign(unit: number) {
+    const l = unit < this.listOf.length ? this.listOf[unit] : -1;
+    if (l >= 0) this.lists[l].units[this.rowOf[unit]] = -1;
   }
 
   /** The lists of the centroids nearest to q. */
