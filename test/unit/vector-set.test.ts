@@ -77,4 +77,33 @@ describe('VectorSet', () => {
     const all = set.top(vectors[n - 1], 200).map((x) => x.unit);
     expect(new Set(all).size).toBe(all.length);
   });
+
+  it('retrains from its lists when it has doubled, and answers exactly once it has shrunk below the ANN size', () => {
+    const n = ANN_MIN_VECTORS;
+    const vectors: (Float32Array | null)[] = clustered(3 * n, 200, 5);
+    const set = new VectorSet();
+    for (let u = 0; u < n; u++) set.set(u, vectors[u]!);
+    set.top(vectors[0]!, 10); // trains on n vectors
+    // Deleted then set again with another vector: found once, by the new one.
+    set.delete(3);
+    set.set(3, vectors[n + 1]!);
+    vectors[3] = vectors[n + 1];
+    for (let u = n; u < 3 * n; u++) set.set(u, vectors[u]!);
+    const queries = clustered(30, 200, 6);
+    let found = 0;
+    for (const q of queries) {
+      const got = set.top(q, 50).map((x) => x.unit); // the first of these retrains, from the lists
+      expect(new Set(got).size).toBe(got.length);
+      const exact = new Set(exactTop(vectors, q, 50));
+      found += got.filter((u) => exact.has(u)).length;
+    }
+    expect(found / (queries.length * 50)).toBeGreaterThan(0.9);
+    expect(set.top(vectors[n + 1]!, 2).map((x) => x.unit).sort((a, b) => a - b)).toEqual([3, n + 1]);
+    // Shrink below the ANN size: every list is scanned, so results are exact again.
+    for (let u = 100; u < 3 * n; u++) {
+      set.delete(u);
+      vectors[u] = null;
+    }
+    for (const q of queries.slice(0, 5)) expect(set.top(q, 10).map((x) => x.unit)).toEqual(exactTop(vectors, q, 10));
+  });
 });

@@ -17,7 +17,8 @@ const MIN_PROBED = 3000;
  * Small sets are searched exactly. From ANN_MIN_VECTORS on, an inverted-file index (IVF, as in
  * FAISS's IndexIVFFlat) takes over: spherical k-means puts every vector in the list of its nearest
  * centroid, and a query scans only the lists of its nearest centroids, about a sixth of the vectors.
- * Each list keeps a contiguous copy of its vectors (as IndexIVFFlat stores its codes per list).
+ * Once trained, the lists hold the vectors, each list's contiguously (as IndexIVFFlat stores its codes
+ * per list); a retraining gathers them back for its time.
  * An exact scan of 100,000 x 100 dimensions costs ~15 ms in JavaScript on a small machine, too much
  * for a search box that also runs the keyword leg. Training happens on the first query that needs it
  * (about 2 s for 100,000 vectors) and again when the set has doubled since; vectors added between
@@ -26,6 +27,7 @@ const MIN_PROBED = 3000;
 export class VectorSet {
   dims = 0;
   count = 0;
+  /** Unit-major vectors (row u is unit u) until the inverted-file index is trained; then the lists hold them. */
   private data = new Float32Array(0);
   private present = new Uint8Array(0);
   private ivf: Ivf | null = null;
@@ -35,24 +37,18 @@ export class VectorSet {
     // Vectors of another size come from another model: they cannot be compared, so they are left out.
     if (vector.length !== this.dims) return;
     this.ensure(unit);
-    let norm = 0;
-    for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i];
-    norm = Math.sqrt(norm) || 1;
-    const base = unit * this.dims;
-    for (let i = 0; i < vector.length; i++) this.data[base + i] = vector[i] / norm;
-    const again = this.present[unit] === 1;
-    if (!again) this.count++;
+    const v = normalised(vector);
+    if (!this.present[unit]) this.count++;
     this.present[unit] = 1;
-    if (this.ivf) {
-      if (again) this.ivf.unassign(unit);
-      this.ivf.assign(unit, this.data);
-    }
+    if (this.ivf) this.ivf.assign(unit, v, 0);
+    else this.data.set(v, unit * this.dims);
   }
 
   delete(unit: number): void {
     if (unit < this.present.length && this.present[unit]) {
       this.present[unit] = 0;
       this.count--;
+      this.ivf?.unassign(unit);
     }
   }
 
@@ -67,8 +63,9 @@ export class VectorSet {
     const q = normalised(query);
     this.prepare();
     const heap = new TopK(k);
-    if (this.ivf && this.count >= ANN_MIN_VECTORS) {
-      for (const list of this.ivf.probe(q)) this.scan(q, list.vectors, list.units, list.length, heap, allow);
+    if (this.ivf) {
+      // Shrunk below the ANN size since training: every list, which is an exact scan.
+      for (const list of this.ivf.probe(q, this.count < ANN_MIN_VECTORS)) this.scan(q, list.vectors, list.units, list.length, heap, allow);
     } else {
       this.scan(q, this.data, null, this.present.length, heap, allow);
     }
@@ -119,25 +116,49 @@ export class VectorSet {
     }
   }
 
+  /** A new inverted-file index over the live vectors; the unit-major copy is dropped (the lists hold them). */
   private train(): Ivf {
-    const live: number[] = [];
-    for (let u = 0; u < this.present.length; u++) if (this.present[u]) live.push(u);
-    const lists = Math.min(MAX_LISTS, Math.max(16, Math.round(Math.sqrt(live.length))));
+    const { matrix, units, rows } = this.liveVectors();
+    const lists = Math.min(MAX_LISTS, Math.max(16, Math.round(Math.sqrt(units.length))));
     // An evenly spaced sample: deterministic, and spread over the whole index.
-    const sampleSize = Math.min(live.length, lists * SAMPLE_PER_LIST);
-    const sample = Array.from({ length: sampleSize }, (_, i) => live[Math.floor((i * live.length) / sampleSize)]);
-    const ivf = new Ivf(this.dims, kmeans(this.data, this.dims, sample, lists), live.length);
-    for (const u of live) ivf.assign(u, this.data);
+    const sampleSize = Math.min(units.length, lists * SAMPLE_PER_LIST);
+    const sample = Array.from({ length: sampleSize }, (_, i) => rows[Math.floor((i * units.length) / sampleSize)]);
+    const ivf = new Ivf(this.dims, kmeans(matrix, this.dims, sample, lists), units.length);
+    units.forEach((u, i) => ivf.assign(u, matrix, rows[i] * this.dims));
+    for (const list of ivf.lists) list.trim();
+    this.data = new Float32Array(0);
     return ivf;
+  }
+
+  /** The live units and where their vectors are: row rows[i] of `matrix` is unit units[i]'s. */
+  private liveVectors(): { matrix: Float32Array; units: number[]; rows: number[] } {
+    const units: number[] = [];
+    if (!this.ivf) {
+      for (let u = 0; u < this.present.length; u++) if (this.present[u]) units.push(u);
+      return { matrix: this.data, units, rows: units };
+    }
+    // Retraining: gather the lists' copies into one block for the time of the training.
+    const matrix = new Float32Array(this.count * this.dims);
+    for (const list of this.ivf.lists) {
+      for (let j = 0; j < list.length; j++) {
+        const u = list.units[j];
+        if (u < 0 || !this.present[u]) continue;
+        matrix.set(list.vectors.subarray(j * this.dims, (j + 1) * this.dims), units.length * this.dims);
+        units.push(u);
+      }
+    }
+    return { matrix, units, rows: units.map((_, i) => i) };
   }
 
   private ensure(unit: number) {
     if (unit < this.present.length) return;
     let n = Math.max(1024, this.present.length);
     while (n <= unit) n *= 2;
-    const data = new Float32Array(n * this.dims);
-    data.set(this.data);
-    this.data = data;
+    if (!this.ivf) {
+      const data = new Float32Array(n * this.dims);
+      data.set(this.data);
+      this.data = data;
+    }
     const present = new Uint8Array(n);
     present.set(this.present);
     this.present = present;
@@ -152,9 +173,9 @@ function normalised(v: Float32Array): Float32Array {
 }
 
 /**
- * One inverted list: its units and a copy of their vectors, row after row. Reading a list's vectors
- * from one contiguous block instead of gathering rows scattered over the whole set halved a query's
- * time on 100,000 GloVe vectors (1.6 ms against 3.1-4.2 ms), for a second copy of the vectors.
+ * One inverted list: its units and their vectors, row after row. Reading a list's vectors from one
+ * contiguous block instead of gathering rows scattered over the whole set halved a query's time on
+ * 100,000 GloVe vectors (1.6 ms against 3.1-4.2 ms).
  */
 class PostingVector {
   units = new Int32Array(64);
@@ -179,6 +200,14 @@ class PostingVector {
     this.vectors.set(data.subarray(offset, offset + this.dims), this.length * this.dims);
     return this.length++;
   }
+
+  /** Drops the room grown for more rows (up to half the block after doublings), keeping an eighth spare. */
+  trim() {
+    const size = Math.max(4, Math.ceil(this.length * 1.125));
+    if (size >= this.units.length) return;
+    this.units = this.units.slice(0, size);
+    this.vectors = this.vectors.slice(0, size * this.dims);
+  }
 }
 
 class Ivf {
@@ -198,7 +227,9 @@ class Ivf {
     this.centroidScores = new Float64Array(k);
   }
 
-  assign(unit: number, data: Float32Array) {
+  /** Puts unit's vector (data[offset .. offset + dims)) in the list of its nearest centroid, leaving any earlier copy behind. */
+  assign(unit: number, data: Float32Array, offset: number) {
+    this.unassign(unit);
     if (unit >= this.listOf.length) {
       const size = Math.max(1024, 2 * unit);
       const listOf = new Int32Array(size).fill(-1);
@@ -208,20 +239,23 @@ class Ivf {
       this.listOf = listOf;
       this.rowOf = rowOf;
     }
-    const l = nearest(this.centroids, this.dims, data, unit * this.dims);
+    const l = nearest(this.centroids, this.dims, data, offset);
     this.listOf[unit] = l;
-    this.rowOf[unit] = this.lists[l].push(unit, data, unit * this.dims);
+    this.rowOf[unit] = this.lists[l].push(unit, data, offset);
   }
 
-  /** Leaves the unit's current copy behind (a new vector for it is assigned afresh). */
+  /** Marks the unit's copy as gone (scans skip it; the next training drops it). */
   unassign(unit: number) {
     const l = unit < this.listOf.length ? this.listOf[unit] : -1;
-    if (l >= 0) this.lists[l].units[this.rowOf[unit]] = -1;
+    if (l < 0) return;
+    this.lists[l].units[this.rowOf[unit]] = -1;
+    this.listOf[unit] = -1;
   }
 
-  /** The lists of the centroids nearest to q. */
-  probe(q: Float32Array): PostingVector[] {
+  /** The lists of the centroids nearest to q (every list when `all`). */
+  probe(q: Float32Array, all = false): PostingVector[] {
     const k = this.lists.length;
+    if (all) return this.lists;
     const ids: number[] = [];
     for (let c = 0; c < k; c++) {
       let dot = 0;
