@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventStore, SearchEvent } from '../../shared/storage/ports/event-store.js';
+
+/** Id of a search, summary or chat event: what feedback_data points back to. */
+export const newEventId = () => randomBytes(12).toString('base64url');
 
 const FLUSH_MS = 200;
 const MAX_BUFFER = 5000;

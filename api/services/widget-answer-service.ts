@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sessionHash } from '../../shared/auth/keyed-hash.js';
 import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import { followUpCandidates } from '../../shared/generation/follow-up-questions.js';
@@ -12,6 +12,7 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { StoredReference } from '../../shared/storage/ports/conversation-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
+import { newEventId } from './event-recorder.js';
 import type { GenerationClient, RunOptions } from './generation-client.js';
 import { signFeedback, type Passage, type WidgetSearchService } from './widget-search-service.js';
 
@@ -52,7 +53,7 @@ export class WidgetAnswerService {
     const config = this.search.configuration(variant, req.uid);
     const t0 = performance.now();
     const passages = await this.search.passages(config, req.query, PASSAGES);
-    const result = passages.length ? await this.generate(config, 'summary', req.query, [], passages, run) : null;
+    const result = passages.length ? await this.generate('summary', req.query, [], sourcesOf(passages), this.language(config), run) : null;
     const answered = result !== null && result.cited.length > 0;
     const references: Reference[] = answered
       ? result.cited.map((i, n) => this.reference(passages[i - 1], n + 1, variant === 'ui' && req.referenceFormat === 'html' ? 'html' : 'text'))
@@ -78,13 +79,16 @@ export class WidgetAnswerService {
     const language = this.language(config);
     const retrievalQuery = standaloneQuery(history, req.query, language);
     const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
-    const generating = passages.length ? this.generate(config, 'chat', req.query, history, passages, run) : null;
+    const sources = sourcesOf(passages);
+    const generating = passages.length ? this.generate('chat', req.query, history, sources, language, run) : null;
     generating?.catch(() => {}); // awaited below; this only stops an early failure counting as unhandled
     // Follow-up questions need only the passages: found while the model writes, they cost no latency.
-    const candidates = generating ? this.followUps(config, passages, [req.query, ...history.map((h) => h.question)]) : [];
+    // Each is a heading of a section just retrieved, answerable from the indexed content by construction
+    // (its own section answers it, and a search for it finds that section), so no search checks it.
+    const candidates = generating ? followUpCandidates(sources, [req.query, ...history.map((h) => h.question)], { language }) : [];
     const result = generating ? await generating : null;
     const answered = result !== null && result.cited.length > 0;
-    const eventId = randomBytes(12).toString('base64url');
+    const eventId = newEventId();
     const session = sessionHash(this.secret, req.sessionId);
     const normalized = normalizeQuery(retrievalQuery);
     const references: Reference[] = answered
@@ -112,19 +116,8 @@ export class WidgetAnswerService {
     return { conversations: this.storage.conversations.list(config.uid, from, to).map((c) => ({ conversation_id: c.id, url: c.latestUrl })) };
   }
 
-  private async generate(config: ConfigurationRecord, kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: Passage[], run: RunOptions): Promise<GenerationResult> {
-    const sources: SourcePassage[] = passages.map((p, i) => ({ index: i + 1, title: p.title, ...(p.url ? { url: p.url } : {}), text: p.text }));
-    return this.generation.run({ kind, question, history, passages: sources }, this.language(config), run);
-  }
-
-  /**
-   * Follow-up questions: headings of the sections just retrieved that the conversation has not covered.
-   * Each is answerable from the indexed content by construction (its own section answers it, and a
-   * search for it finds that section by its heading), so no further search is spent on checking them.
-   */
-  private followUps(config: ConfigurationRecord, passages: Passage[], asked: string[]): string[] {
-    const sources = passages.map((p, i) => ({ index: i + 1, title: p.title, text: p.text }));
-    return followUpCandidates(sources, asked, { language: this.language(config) });
+  private generate(kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: SourcePassage[], language: string, run: RunOptions): Promise<GenerationResult> {
+    return this.generation.run({ kind, question, history, passages }, language, run);
   }
 
   private reference(p: Passage, index: number, format: 'html' | 'text'): Reference {
@@ -135,11 +128,16 @@ export class WidgetAnswerService {
     return this.storage.indexes.get(config.indexes[0])?.languageCode ?? 'en';
   }
 
-  private record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = randomBytes(12).toString('base64url')) {
+  private record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = newEventId()) {
     if (req.preview) return;
     this.storage.events.recordGeneration({
       id, at: Date.now(), configurationUid: config.uid, kind, session,
       device: req.device, query: req.query, status, latencyMs, references: refs.map((r) => r.url ?? r.title),
     });
   }
+}
+
+/** Passages as the generator numbers them: [1] is the first. */
+function sourcesOf(passages: Passage[]): SourcePassage[] {
+  return passages.map((p, i) => ({ index: i + 1, title: p.title, ...(p.url ? { url: p.url } : {}), text: p.text }));
 }

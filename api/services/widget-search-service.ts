@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { sessionHash } from '../../shared/auth/keyed-hash.js';
 import { AppError } from '../../shared/errors/app-error.js';
@@ -17,7 +16,7 @@ import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
-import type { EventRecorder } from './event-recorder.js';
+import { newEventId, type EventRecorder } from './event-recorder.js';
 
 export type Retrieval = 'hybrid' | 'keyword' | 'vector';
 
@@ -106,7 +105,7 @@ export class WidgetSearchService {
     const config = this.configuration(variant, req.uid);
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
-    const eventId = randomBytes(12).toString('base64url');
+    const eventId = newEventId();
     const states = this.statesOf(config);
     const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
 

@@ -78,7 +78,8 @@ export async function pushPages(api: Target, index: string, pages: Pick<Page, 'u
   await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
 }
 
-const pageOf = (url: string | undefined) => (url?.startsWith(SITE) ? url.slice(SITE.length).replace(/#.*$/, '') : null);
+/** The pushed page a result url names (its uid), or null for a url outside `site`. */
+export const pageOf = (url: string | undefined, site = SITE) => (url?.startsWith(site) ? url.slice(site.length).replace(/#.*$/, '') : null);
 
 export async function runFaqEval(api: Target, dataDir: string, assertAlive: () => void, say: (m: string) => void) {
   const pages = loadPythonDocs(join(dataDir, 'python-3.11.2-html.tar.gz'));
@@ -180,7 +181,7 @@ async function score(api: Target, ranker: Ranker, questions: FaqQuestion[]): Pro
       row.errors++;
       return;
     }
-    const ranked = urls.map(pageOf);
+    const ranked = urls.map((u) => pageOf(u));
     const within = (k: number, page: string) => ranked.slice(0, k).includes(page);
     if (q.answer_page) {
       row.answered++;

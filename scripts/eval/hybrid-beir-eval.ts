@@ -2,7 +2,7 @@ import { escapeHtml } from '../../shared/text/escape-html.js';
 import type { Target } from '../bench/http-load.js';
 import { markdownTable, round } from '../bench/stats.js';
 import type { Dataset } from './dataset.js';
-import { createRankers, pushPages, uiSearchUrls } from './faq-eval.js';
+import { createRankers, pageOf, pushPages, uiSearchUrls } from './faq-eval.js';
 import { ndcgAt, recallAt } from './metrics.js';
 import { mapPool } from './quarry-eval-client.js';
 
@@ -37,7 +37,7 @@ export async function runHybridBeirEval(api: Target, ds: Dataset, assertAlive: (
         row.errors++;
         return;
       }
-      const ranked = urls.map((u) => (u.startsWith(SITE) ? decodeURIComponent(u.slice(SITE.length).replace(/#.*$/, '')) : ''));
+      const ranked = urls.map((u) => pageOf(u, SITE) ?? '');
       const judged = ds.qrels.get(q.id) ?? new Map<string, number>();
       row.ndcg10 += ndcgAt(ranked, judged, 10);
       row.recall10 += recallAt(ranked, judged, 10);

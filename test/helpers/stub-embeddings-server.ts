@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenStub } from '../../scripts/bench/stub-http.js';
 
 /**
  * A local stand-in for a paid embeddings API speaking the OpenAI /v1/embeddings protocol:
@@ -7,10 +6,8 @@ import type { AddressInfo } from 'node:net';
  */
 export async function startStubEmbeddings() {
   const state = { requests: 0, texts: 0, failWith: 0, delayMs: 0, byModel: {} as Record<string, number> };
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => setTimeout(() => {
+  const stub = await listenStub((_req, res, body) =>
+    setTimeout(() => {
       state.requests++;
       if (state.failWith) {
         res.writeHead(state.failWith, { 'content-type': 'application/json' }).end('{"error":{"message":"model not found"}}');
@@ -27,11 +24,5 @@ export async function startStubEmbeddings() {
       });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
     }, state.delayMs));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    state,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
+  return { state, url: stub.url, close: stub.close };
 }

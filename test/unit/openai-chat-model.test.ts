@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiChatModel, type OpenAiChatModelOptions } from '../../shared/llm/adapters/openai-chat-model.js';
 import { createChatModel } from '../../shared/llm/create-chat-model.js';
+import { listenStub } from '../../scripts/bench/stub-http.js';
 import { type ChatMessage, ChatModelError } from '../../shared/llm/ports/chat-model.js';
 
 // A real HTTP server on loopback, so fetch, streaming, timeouts, retries and aborts are
@@ -23,7 +24,7 @@ interface Seen {
 }
 type Handler = (req: IncomingMessage, res: ServerResponse, seen: Seen, n: number) => void;
 
-let server: Server;
+let stub: Awaited<ReturnType<typeof listenStub>>;
 let baseUrl: string;
 let seen: Seen[] = [];
 let handler: Handler;
@@ -78,24 +79,16 @@ function bytes(text: string, size: number): Buffer[] {
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const closed = new Promise<{ early: boolean }>((resolve) => res.on('close', () => resolve({ early: !res.writableEnded })));
-      const entry: Seen = { body: JSON.parse(raw) as Body, auth: req.headers.authorization, accept: req.headers.accept, closed };
-      seen.push(entry);
-      handler(req, res, entry, seen.length);
-    });
+  stub = await listenStub((req, res, raw) => {
+    const closed = new Promise<{ early: boolean }>((resolve) => res.on('close', () => resolve({ early: !res.writableEnded })));
+    const entry: Seen = { body: JSON.parse(raw) as Body, auth: req.headers.authorization, accept: req.headers.accept, closed };
+    seen.push(entry);
+    handler(req, res, entry, seen.length);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseUrl = stub.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => stub.close());
 
 beforeEach(() => {
   seen = [];

@@ -1,15 +1,16 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAiEmbedder } from '../../shared/llm/adapters/openai-embedder.js';
 import { EmbedderError } from '../../shared/llm/ports/embedder.js';
+import { listenStub } from '../../scripts/bench/stub-http.js';
 
 // A real HTTP server on loopback, so fetch, headers, timeouts and retries are
 // exercised for real instead of through a mocked fetch.
 interface Seen { auth?: string; model: string; input: string[] }
 type Handler = (req: IncomingMessage, res: ServerResponse, body: Seen, n: number) => void;
 
-let server: Server;
+let stub: Awaited<ReturnType<typeof listenStub>>;
 let baseUrl: string;
 let seen: Seen[] = [];
 let handler: Handler;
@@ -26,24 +27,15 @@ function answer(res: ServerResponse, input: string[], shuffle = false) {
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as Seen;
-      const entry = { ...body, auth: req.headers.authorization };
-      seen.push(entry);
-      handler(req, res, entry, seen.length);
-    });
+  stub = await listenStub((req, res, raw) => {
+    const entry = { ...(JSON.parse(raw) as Seen), auth: req.headers.authorization };
+    seen.push(entry);
+    handler(req, res, entry, seen.length);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  baseUrl = stub.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => stub.close());
 
 beforeEach(() => {
   seen = [];

@@ -1,5 +1,6 @@
 import type { FieldBoost } from '../query/qf-parser.js';
 import type { InvertedIndex } from './inverted-index.js';
+import { topUnits } from './top-units.js';
 
 export interface Bm25Params {
   /** Term-frequency saturation; Lucene's default 1.2 (Anserini uses 0.9). */
@@ -68,7 +69,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
       const lengths = index.fieldLengths(field);
       if (!list || !lengths || list.df === 0 || boost === 0) continue;
       const { docCount, sumLength } = index.fieldStats(field);
-      const idf = Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5));
+      const idf = bm25Idf(docCount, list.df);
       const avgdl = sumLength / docCount;
       const weight = boost * idf;
       const { units: postings, freqs, length } = list;
@@ -99,7 +100,8 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
     }
     // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final k-th best.
     if (order && !pruning && j + 1 < terms.length && matchedCount >= o.topK!) {
-      pruning = order.remaining[j + 1] < kthBest(units, matchedCount, scores, o.topK!);
+      const kth = topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1];
+      pruning = order.remaining[j + 1] < scores[kth];
     }
   }
   sc.matchedCount = matchedCount;
@@ -121,7 +123,7 @@ function byBound(index: InvertedIndex, terms: string[], fields: FieldBoost[], ti
       if (!list || list.df === 0 || boost <= 0) continue;
       const { docCount, sumLength } = index.fieldStats(field);
       const norm = k1 * (1 - b + (b * list.minLength) / (sumLength / docCount));
-      const w = ((boost * Math.log(1 + (docCount - list.df + 0.5) / (list.df + 0.5))) * list.maxFreq) / (list.maxFreq + norm);
+      const w = (boost * bm25Idf(docCount, list.df) * list.maxFreq) / (list.maxFreq + norm);
       sum += w;
       if (w > max) max = w;
     }
@@ -133,37 +135,10 @@ function byBound(index: InvertedIndex, terms: string[], fields: FieldBoost[], ti
   return { terms: bounds.map((b) => b.term), remaining };
 }
 
-/** The k-th highest score among the first `count` matched units (a bounded min-heap of scores). */
-function kthBest(units: Int32Array, count: number, scores: Float64Array, k: number): number {
-  const heap = kthHeap.length >= k ? kthHeap : (kthHeap = new Float64Array(k));
-  let size = 0;
-  for (let i = 0; i < count; i++) {
-    const s = scores[units[i]];
-    if (size < k) {
-      let c = size++;
-      while (c > 0) {
-        const p = (c - 1) >> 1;
-        if (heap[p] <= s) break;
-        heap[c] = heap[p];
-        c = p;
-      }
-      heap[c] = s;
-    } else if (s > heap[0]) {
-      let c = 0;
-      for (;;) {
-        const l = 2 * c + 1;
-        if (l >= k) break;
-        const m = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l;
-        if (heap[m] >= s) break;
-        heap[c] = heap[m];
-        c = m;
-      }
-      heap[c] = s;
-    }
-  }
-  return heap[0];
+/** Lucene's BM25 idf: ln(1 + (N - df + 0.5) / (df + 0.5)). */
+function bm25Idf(docCount: number, df: number): number {
+  return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
-let kthHeap = new Float64Array(64);
 
 /**
  * Working arrays reused from query to query: allocating and zeroing arrays the size of the index
