@@ -65,18 +65,18 @@ export function warmApp(app: Express, log: Logger): void {
 }
 
 /** Writes what the app still buffers (search events); call before closing storage. */
-export function flushApp(app: Express): void {
-  (app.locals.recorder as EventRecorder | undefined)?.flush();
+export async function flushApp(app: Express): Promise<void> {
+  await (app.locals.recorder as EventRecorder | undefined)?.flush();
 }
 
 /** Flushes buffered events and closes the app's own connections (generation queue and results channel). */
 export async function closeApp(app: Express): Promise<void> {
-  flushApp(app);
+  await flushApp(app);
   await (app.locals.close as (() => Promise<void>) | undefined)?.();
 }
 
 /** Builds the Express app without listening, so tests drive the real app over a real socket. */
-export function buildApp(deps: AppDeps): Express {
+export async function buildApp(deps: AppDeps): Promise<Express> {
   const { config, storage, queues, log } = deps;
   const app = express();
   app.disable('x-powered-by');
@@ -86,14 +86,14 @@ export function buildApp(deps: AppDeps): Express {
   const auth = new Authenticator(storage.keys, config.auth.masterKey);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const writer = new DocumentWriter((w) => storage.commitWrites(w), queues, log, { batchSize: config.pipeline.batchSize });
+  const writer = new DocumentWriter((w) => storage.documents.applyWrites(w), queues, log, { batchSize: config.pipeline.batchSize });
   const push = new PushService(storage, writer);
   const indexes = new IndexService(storage, async (index) => {
-    const batches = storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
+    const batches = await storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
     await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })));
   });
 
-  const secret = serverSecret(config.auth.secret, config.storage.dataDir);
+  const secret = await serverSecret(config.auth.secret, storage.keys);
   const signer = new FeedbackSigner(secret);
   const recorder = new EventRecorder(storage.events, log);
   app.locals.recorder = recorder;
@@ -173,7 +173,7 @@ function searchSafety({ config, storage, redis, log }: AppDeps) {
     return ['true', '1', true].includes(p.preview as string | boolean) || FeedbackSigner.claimsPreview(p.feedback_data);
   };
   return [
-    searchCors((uid) => storage.configurations.get(uid)?.allowedOrigins ?? null, uidOf),
+    searchCors(async (uid) => (await storage.configurations.get(uid))?.allowedOrigins ?? null, uidOf),
     (req: Request, res: Response, next: NextFunction) => (isPreview(req) ? local : shared)(req, res, next),
   ];
 }

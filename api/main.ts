@@ -11,11 +11,11 @@ import { createStorage } from '../shared/storage/create-storage.js';
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.log.level, 'api');
-  const storage = createStorage({ ...config.storage, commitThread: true });
+  const storage = await createStorage(config.storage, { commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   const embedder = await createEmbedder(config.embeddings);
-  const app = buildApp({ config, storage, redis, queues, log, embedder });
+  const app = await buildApp({ config, storage, redis, queues, log, embedder });
   const server = app.listen(config.http.port, config.http.host, () => {
     log.info({ port: config.http.port }, `Quarry API listening on http://localhost:${config.http.port}`);
     warmApp(app, log);

@@ -13,7 +13,7 @@ const { positionals, values } = parseArgs({
   options: { name: { type: 'string' }, permissions: { type: 'string', default: 'read,write' }, indexes: { type: 'string' } },
 });
 const [command, arg] = positionals;
-const storage = createStorage({ dataDir: loadConfig().storage.dataDir });
+const storage = await createStorage(loadConfig().storage);
 const list = (s?: string) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
 
 try {
@@ -22,16 +22,16 @@ try {
     const permissions = list(values.permissions);
     const bad = permissions.filter((p) => !['read', 'write', 'admin'].includes(p));
     if (bad.length || permissions.length === 0) throw new Error(`--permissions takes read, write and/or admin (got: ${values.permissions})`);
-    const k = createApiKey(storage.keys, { name: values.name, permissions: permissions as Permission[], indexes: list(values.indexes) });
+    const k = await createApiKey(storage.keys, { name: values.name, permissions: permissions as Permission[], indexes: list(values.indexes) });
     console.log(`Created key ${k.id} (${k.name}) with ${k.permissions.join(', ')} on ${k.indexes ? k.indexes.join(', ') : 'all indexes'}.`);
     console.log(`\n  ${k.key}\n`);
     console.log('This secret is shown only now; store it. Send it as the X-API-Key header.');
   } else if (command === 'list') {
-    for (const k of storage.keys.list()) {
+    for (const k of await storage.keys.list()) {
       console.log(`${k.id}  ${k.prefix}…  ${k.name}  [${k.permissions.join(',')}]  ${k.indexes?.join(',') ?? '*'}${k.revokedAt ? '  (revoked)' : ''}`);
     }
   } else if (command === 'revoke' && arg) {
-    console.log(storage.keys.revoke(arg) ? `Revoked ${arg}` : `No active key ${arg}`);
+    console.log((await storage.keys.revoke(arg)) ? `Revoked ${arg}` : `No active key ${arg}`);
   } else {
     console.log('usage: npm run keys -- create --name NAME [--permissions read,write] [--indexes a,b] | list | revoke ID');
     process.exitCode = 2;

@@ -18,7 +18,7 @@ async function main() {
   const log = createLogger(config.log.level, 'worker');
   // Indexing can wait a little; accepting writes should not: under contention the API gets the CPU first.
   setPriority(config.pipeline.nice);
-  const storage = createStorage(config.storage);
+  const storage = await createStorage(config.storage);
   const redis = connectRedis(config.redis.url, 'quarry-worker', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   // Concurrent jobs of this process share provider calls: fewer, fuller requests to an HTTP provider.
@@ -30,7 +30,7 @@ async function main() {
     batchSize: config.pipeline.batchSize,
     graceMs: config.pipeline.reconcileGraceMs,
   });
-  reconciler.reembedChangedIndexes(embedder.id);
+  await reconciler.reembedChangedIndexes(embedder.id);
   // At start nothing is in flight from this process: anything pending without a live job is re-enqueued.
   await reconciler.runOnce(0);
   const timer = setInterval(() => {

@@ -28,12 +28,12 @@ export class Reconciler {
   ) {}
 
   /** Re-embeds indexes whose vectors came from another model than the one configured now. */
-  reembedChangedIndexes(model: string): number {
+  async reembedChangedIndexes(model: string): Promise<number> {
     let n = 0;
-    for (const index of this.storage.indexes.list()) {
+    for (const index of await this.storage.indexes.list()) {
       if (index.embedder === null || index.embedder === model) continue;
-      this.storage.indexes.setEmbedder(index.id, model);
-      const batches = this.storage.documents.requeueIndex(index.id, () => newJobId('m', index.id), this.o.batchSize);
+      await this.storage.indexes.setEmbedder(index.id, model);
+      const batches = await this.storage.documents.requeueIndex(index.id, () => newJobId('m', index.id), this.o.batchSize);
       n += batches.reduce((s, b) => s + b.refs.length, 0);
       this.log.info({ index: index.uid, from: index.embedder, to: model }, 'embedding model changed: re-embedding');
     }
@@ -46,23 +46,63 @@ export class Reconciler {
     if (!got) return 0;
     try {
       let requeued = 0;
-      for (const { indexId, job } of this.storage.documents.pendingJobs(Date.now() - graceMs, 10_000)) {
+      for (const { indexId, job } of await this.storage.documents.pendingJobs(Date.now() - graceMs, 10_000)) {
         if (job && (await isJobAlive(this.queues, job))) continue;
         for (;;) {
-          const refs = this.storage.documents.pendingOfJob(indexId, job, this.o.batchSize);
+          const refs = await this.storage.documents.pendingOfJob(indexId, job, this.o.batchSize);
           if (refs.length === 0) break;
           const next = newJobId('r', indexId);
-          this.storage.documents.reassignJob(indexId, refs, next);
+          await this.storage.documents.reassignJob(indexId, refs, next);
           await this.queues.section.add('section', { indexId, docs: refs }, { jobId: next });
           requeued += refs.length;
         }
       }
       if (requeued) this.log.info({ requeued }, 'reconciler re-enqueued pending documents');
-      // Search engines tail this log; one that falls further behind reloads its index instead.
-      this.storage.search.pruneChanges(CHANGE_LOG_KEEP);
+      // Search engines tail this feed; one that falls further behind reloads its index instead.
+      await this.storage.sections.pruneChanges(CHANGE_LOG_KEEP);
+      await this.removeStrayPoints();
       return requeued;
     } finally {
       await this.redis.del(lockKey);
     }
   }
+
+  /**
+   * Points of an external vector index that the section store does not vouch for: versions older
+   * than the live one (a delete that failed after the commit), and newer ones that no job can still
+   * be publishing (a transaction rolled back after writing them, and its document then failed or
+   * moved on). A newer version that is still pending may be mid-publish and is left alone.
+   */
+  async removeStrayPoints(): Promise<number> {
+    const vectors = this.storage.vectors;
+    if (!vectors) return 0;
+    let removed = 0;
+    for (const index of await this.storage.indexes.list()) {
+      let after: string | null = null;
+      for (;;) {
+        const page = await vectors.versions(index.uid, after, STRAY_PAGE);
+        if (page.length === 0) break;
+        after = page[page.length - 1].uid;
+        const uids = [...new Set(page.map((p) => p.uid))];
+        const live = await this.storage.sections.liveVersions(index.id, uids);
+        const stray = [];
+        for (const p of page) {
+          const v = live.get(p.uid) ?? 0;
+          if (p.version === v) continue;
+          if (p.version > v) {
+            const doc = await this.storage.documents.get(index.id, p.uid);
+            if (doc && doc.version === p.version && doc.status === 'pending') continue;
+          }
+          stray.push(p);
+        }
+        if (stray.length) await vectors.deleteVersions(index.uid, stray);
+        removed += stray.length;
+        if (page.length < STRAY_PAGE) break;
+      }
+    }
+    if (removed) this.log.info({ removed }, 'reconciler removed vector points of versions that are not live');
+    return removed;
+  }
 }
+
+const STRAY_PAGE = 1000;

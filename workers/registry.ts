@@ -42,7 +42,7 @@ export function startWorkers(queues: PipelineQueueName[], ctx: WorkerContext, o:
           const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
           if (permanent || last) {
             const message = err instanceof Error ? err.message : String(err);
-            ctx.storage.documents.markFailed(job.data.indexId, job.data.docs, `${name} stage: ${message}`);
+            await ctx.storage.documents.markFailed(job.data.indexId, job.data.docs, `${name} stage: ${message}`);
           }
           if (permanent) throw new UnrecoverableError((err as Error).message);
           throw err;

@@ -19,8 +19,8 @@ function secretOf(req: Request): string | undefined {
 }
 
 export function requireKey(auth: Authenticator, challenge = false) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const principal = auth.authenticate(secretOf(req));
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const principal = await auth.authenticate(secretOf(req));
     if (!principal) {
       if (challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
       throw new AppError('invalid_api_key', 'Invalid API key');

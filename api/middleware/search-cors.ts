@@ -45,17 +45,17 @@ function answerPreflight(req: Request, res: Response, origin: string): void {
  * credentials on these routes, so the origin check is what keeps other sites from using a configuration.
  */
 export function searchCors(
-  allowedOriginsOf: (uid: string) => string[] | null,
+  allowedOriginsOf: (uid: string) => Promise<string[] | null>,
   uidOf: (req: Request) => string | undefined,
 ): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     // Responses differ by Origin, so shared caches must keep them apart, with or without the header.
     res.vary('Origin');
     const origin = req.get('Origin');
     if (origin === undefined) return next();
 
     const uid = uidOf(req);
-    const allowed = uid === undefined ? null : allowedOriginsOf(uid);
+    const allowed = uid === undefined ? null : await allowedOriginsOf(uid);
     const refused = () =>
       next(new AppError('forbidden', `Origin ${origin} is not allowed for configuration ${uid}; add it to the configuration's allowed_origins`));
 

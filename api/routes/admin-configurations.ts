@@ -13,42 +13,42 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
   const r = Router();
   r.use('/v1/admin/configurations', requirePermission('admin'));
 
-  r.post('/v1/admin/configurations', (req, res) => {
-    res.status(201).json(service.view(service.create(validate(createConfigurationSchema, req.body ?? {}))));
+  r.post('/v1/admin/configurations', async (req, res) => {
+    res.status(201).json(service.view(await service.create(validate(createConfigurationSchema, req.body ?? {}))));
   });
-  r.get('/v1/admin/configurations', (_req, res) => {
-    res.json({ configurations: storage.configurations.list().map((c) => service.view(c)) });
+  r.get('/v1/admin/configurations', async (_req, res) => {
+    res.json({ configurations: (await storage.configurations.list()).map((c) => service.view(c)) });
   });
-  r.get('/v1/admin/configurations/:uid', (req, res) => {
-    res.json(service.view(service.get(req.params.uid)));
+  r.get('/v1/admin/configurations/:uid', async (req, res) => {
+    res.json(service.view(await service.get(req.params.uid)));
   });
-  r.patch('/v1/admin/configurations/:uid', (req, res) => {
-    res.json(service.view(service.update(req.params.uid, validate(updateConfigurationSchema, req.body ?? {}))));
+  r.patch('/v1/admin/configurations/:uid', async (req, res) => {
+    res.json(service.view(await service.update(req.params.uid, validate(updateConfigurationSchema, req.body ?? {}))));
   });
-  r.delete('/v1/admin/configurations/:uid', (req, res) => {
-    service.delete(req.params.uid);
+  r.delete('/v1/admin/configurations/:uid', async (req, res) => {
+    await service.delete(req.params.uid);
     res.status(204).end();
   });
 
-  r.post('/v1/admin/configurations/:uid/instant-answers', (req, res) => {
-    res.status(201).json(service.answerView(service.addInstantAnswer(req.params.uid, validate(createInstantAnswerSchema, req.body ?? {}))));
+  r.post('/v1/admin/configurations/:uid/instant-answers', async (req, res) => {
+    res.status(201).json(service.answerView(await service.addInstantAnswer(req.params.uid, validate(createInstantAnswerSchema, req.body ?? {}))));
   });
-  r.get('/v1/admin/configurations/:uid/instant-answers', (req, res) => {
-    res.json({ instant_answers: service.instantAnswers(req.params.uid).map((a) => service.answerView(a)) });
+  r.get('/v1/admin/configurations/:uid/instant-answers', async (req, res) => {
+    res.json({ instant_answers: (await service.instantAnswers(req.params.uid)).map((a) => service.answerView(a)) });
   });
-  r.patch('/v1/admin/configurations/:uid/instant-answers/:id', (req, res) => {
-    res.json(service.answerView(service.updateInstantAnswer(req.params.uid, req.params.id, validate(updateInstantAnswerSchema, req.body ?? {}))));
+  r.patch('/v1/admin/configurations/:uid/instant-answers/:id', async (req, res) => {
+    res.json(service.answerView(await service.updateInstantAnswer(req.params.uid, req.params.id, validate(updateInstantAnswerSchema, req.body ?? {}))));
   });
-  r.delete('/v1/admin/configurations/:uid/instant-answers/:id', (req, res) => {
-    service.deleteInstantAnswer(req.params.uid, req.params.id);
+  r.delete('/v1/admin/configurations/:uid/instant-answers/:id', async (req, res) => {
+    await service.deleteInstantAnswer(req.params.uid, req.params.id);
     res.status(204).end();
   });
 
-  r.get('/v1/admin/configurations/:uid/insights', (req, res) => {
+  r.get('/v1/admin/configurations/:uid/insights', async (req, res) => {
     const q = validate(insightsQuerySchema, req.query);
-    const config = service.get(req.params.uid);
+    const config = await service.get(req.params.uid);
     const { from, to } = parseDateRange(q.from, q.to);
-    const i = storage.events.insights(config.uid, from, to);
+    const i = await storage.events.insights(config.uid, from, to);
     res.json({
       uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(),
       searches: i.searches, sessions: i.sessions, clicks: i.clicks, searches_with_click: i.searchesWithClick, ctr: i.ctr,

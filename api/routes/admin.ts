@@ -15,23 +15,23 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
   const r = Router();
   r.use('/v1/admin', requirePermission('admin'));
 
-  r.post('/v1/admin/keys', (req, res) => {
+  r.post('/v1/admin/keys', async (req, res) => {
     const body = validate(createKeySchema, req.body ?? {});
-    res.status(201).json(createApiKey(storage.keys, body));
+    res.status(201).json(await createApiKey(storage.keys, body));
   });
 
-  r.get('/v1/admin/keys', (_req, res) => {
+  r.get('/v1/admin/keys', async (_req, res) => {
     res.json({
-      keys: storage.keys.list().map((k) => ({
+      keys: (await storage.keys.list()).map((k) => ({
         id: k.id, name: k.name, prefix: k.prefix, permissions: k.permissions, indexes: k.indexes,
         created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
       })),
     });
   });
 
-  r.delete('/v1/admin/keys/:id', (req, res) => {
+  r.delete('/v1/admin/keys/:id', async (req, res) => {
     auth.forget();
-    if (!storage.keys.revoke(req.params.id)) throw new AppError('not_found', `API key '${req.params.id}' does not exist or is already revoked`);
+    if (!(await storage.keys.revoke(req.params.id))) throw new AppError('not_found', `API key '${req.params.id}' does not exist or is already revoked`);
     res.status(204).end();
   });
 
@@ -39,17 +39,17 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
     const body = validate(createPushIndexSchema, req.body ?? {});
     validate(indexDefinitionSchema.shape.language_code, body.language_code, 'invalid_index');
     const { index, created } = await indexes.createPushIndex(body.uid, body.language_code);
-    res.status(created ? 201 : 200).json(indexes.view(index));
+    res.status(created ? 201 : 200).json(await indexes.view(index));
   });
 
-  r.get('/v1/admin/indexes', (_req, res) => {
-    res.json({ indexes: storage.indexes.list().map((i) => indexes.view(i)) });
+  r.get('/v1/admin/indexes', async (_req, res) => {
+    res.json({ indexes: await Promise.all((await storage.indexes.list()).map((i) => indexes.view(i))) });
   });
 
-  r.get('/v1/admin/indexes/:uid', (req, res) => {
-    const index = storage.indexes.get(req.params.uid);
+  r.get('/v1/admin/indexes/:uid', async (req, res) => {
+    const index = await storage.indexes.get(req.params.uid);
     if (!index) throw new AppError('index_not_found', `Index '${req.params.uid}' does not exist`);
-    res.json(indexes.view(index));
+    res.json(await indexes.view(index));
   });
 
   return r;

@@ -10,13 +10,13 @@ import { sendAccepted } from './send-accepted.js';
 export function contentDocumentsRouter(docs: ContentDocumentService): Router {
   const r = Router();
   r.post('/v1/content/indexes/:index/documents', requirePermission('write', 'index'), async (req, res) => {
-    const index = docs.index(String(req.params.index));
+    const index = await docs.index(String(req.params.index));
     const body = validate(contentDocumentBody(index.fields), req.body ?? {}, 'invalid_document');
     sendAccepted(res, (await docs.upsert(index, body.uid, body.fields ?? {})).version);
   });
 
   r.delete('/v1/content/indexes/:index/documents/:uid', requirePermission('write', 'index'), async (req, res) => {
-    const index = docs.index(String(req.params.index));
+    const index = await docs.index(String(req.params.index));
     const uid = validate(documentUidSchema, String(req.params.uid), 'invalid_request');
     sendAccepted(res, (await docs.delete(index, uid)).version);
   });

@@ -7,8 +7,8 @@ import type { ContentSearchService } from '../services/content-search-service.js
 /** POST /v1/content/search (API.md section C). */
 export function contentSearchRouter(search: ContentSearchService): Router {
   const r = Router();
-  r.post('/v1/content/search', requirePermission('read', 'index_uid'), (req, res) => {
-    res.json(search.search(validate(contentSearchSchema, req.body ?? {})));
+  r.post('/v1/content/search', requirePermission('read', 'index_uid'), async (req, res) => {
+    res.json(await search.search(validate(contentSearchSchema, req.body ?? {})));
   });
   return r;
 }

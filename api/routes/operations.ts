@@ -17,7 +17,7 @@ export function operationsRouter(deps: { storage: Storage; redis: Redis; queues:
   r.get('/readyz', async (_req, res) => {
     const checks: Record<string, string> = {};
     try {
-      deps.storage.ping();
+      await deps.storage.ping();
       checks.storage = 'ok';
     } catch (err) {
       checks.storage = `down: ${(err as Error).message}`;

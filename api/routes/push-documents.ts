@@ -15,32 +15,32 @@ export function pushDocumentsRouter(push: PushService, maxBatch: number): Router
   const r = Router();
   const base = '/v2/indexes/:index_uid';
 
-  r.get(`${base}/documents`, requirePermission('read', 'index_uid'), (req, res) => {
-    const index = push.pushIndex(String(req.params.index_uid));
+  r.get(`${base}/documents`, requirePermission('read', 'index_uid'), async (req, res) => {
+    const index = await push.pushIndex(String(req.params.index_uid));
     const q = validate(listQuerySchema, req.query);
-    res.json({ documents: push.list(index, q.limit, q['after-uid'] ?? null) });
+    res.json({ documents: await push.list(index, q.limit, q['after-uid'] ?? null) });
   });
 
   r.put(`${base}/documents/:document_uid`, requirePermission('write', 'index_uid'), async (req, res) => {
     const uid = checkUid(String(req.params.document_uid));
-    const index = push.pushIndex(String(req.params.index_uid));
+    const index = await push.pushIndex(String(req.params.index_uid));
     const outcome = await push.upsert(index, uid, validate(pushDocumentSchema, req.body ?? {}, 'invalid_document'));
     sendAccepted(res, outcome.version);
   });
 
   r.delete(`${base}/documents/:document_uid`, requirePermission('write', 'index_uid'), async (req, res) => {
     const uid = checkUid(String(req.params.document_uid));
-    const outcome = await push.delete(push.pushIndex(String(req.params.index_uid)), uid);
+    const outcome = await push.delete(await push.pushIndex(String(req.params.index_uid)), uid);
     sendAccepted(res, outcome.version);
   });
 
-  r.get(`${base}/documents/:document_uid`, requirePermission('read', 'index_uid'), (req, res) => {
-    const index = push.pushIndex(String(req.params.index_uid));
-    res.json(push.get(index, checkUid(String(req.params.document_uid))));
+  r.get(`${base}/documents/:document_uid`, requirePermission('read', 'index_uid'), async (req, res) => {
+    const index = await push.pushIndex(String(req.params.index_uid));
+    res.json(await push.get(index, checkUid(String(req.params.document_uid))));
   });
 
   r.post(`${base}/documents`, requirePermission('write', 'index_uid'), async (req, res) => {
-    const index = push.pushIndex(String(req.params.index_uid));
+    const index = await push.pushIndex(String(req.params.index_uid));
     const body = validate(batchRequestSchema, req.body ?? {});
     const total = body.documents.length + body.delete.length;
     if (total === 0) throw new AppError('invalid_request', 'Invalid request: send `documents` (upserts) and/or `delete` (uids)');
@@ -71,8 +71,8 @@ export function pushDocumentsRouter(push: PushService, maxBatch: number): Router
     res.json({ accepted: count('accepted'), unchanged: count('unchanged'), rejected: count('rejected'), results });
   });
 
-  r.get(`${base}/status`, requirePermission('read', 'index_uid'), (req, res) => {
-    res.json(push.progress(push.pushIndex(String(req.params.index_uid))));
+  r.get(`${base}/status`, requirePermission('read', 'index_uid'), async (req, res) => {
+    res.json(await push.progress(await push.pushIndex(String(req.params.index_uid))));
   });
 
   return r;

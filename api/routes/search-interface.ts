@@ -46,23 +46,23 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
     r.post(`${base}/search`, async (req, res) => {
       res.json(await runSearch(req));
     });
-    r.get(`${base}/autocomplete`, (req, res) => {
+    r.get(`${base}/autocomplete`, async (req, res) => {
       const p = validate(autocompleteSchema, paramsOf(req));
-      res.json(usage.autocomplete(variant, p.uid, p.query, p.limit));
+      res.json(await usage.autocomplete(variant, p.uid, p.query, p.limit));
     });
-    r.post(`${base}/feedback`, (req, res) => {
+    r.post(`${base}/feedback`, async (req, res) => {
       const p = validate(feedbackSchema, paramsOf(req));
-      usage.click(variant, p.feedback_data);
+      await usage.click(variant, p.feedback_data);
       res.status(204).end();
     });
-    r.post(`${base}/support-forward`, (req, res) => {
+    r.post(`${base}/support-forward`, async (req, res) => {
       const p = validate(supportForwardSchema, paramsOf(req));
-      usage.supportForward(variant, { uid: p.uid, url: p.url, sessionId: p['session-id'], device: p.device });
+      await usage.supportForward(variant, { uid: p.uid, url: p.url, sessionId: p['session-id'], device: p.device });
       res.status(204).end();
     });
-    r.get(`${base}/top-questions`, (req, res) => {
+    r.get(`${base}/top-questions`, async (req, res) => {
       const p = validate(topQuestionsSchema, paramsOf(req));
-      res.json(usage.topQuestions(variant, p.uid));
+      res.json(await usage.topQuestions(variant, p.uid));
     });
     const summary = (req: Request, res: Response) =>
       answer(req, res, (run) => {
@@ -80,10 +80,10 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
           uid: p.uid, query: p.query, conversationId: p['conversation-id'], sessionId: p['session-id'], preview: p.preview, device: p.device,
         }, run);
       }));
-    r.get(`${base}/conversations`, ...readKey, (req, res) => {
+    r.get(`${base}/conversations`, ...readKey, async (req, res) => {
       const p = validate(conversationsSchema, paramsOf(req));
       const { from, to } = parseDateRange(p.from, p.to);
-      res.json(answers.conversations(variant, p.uid, from, to));
+      res.json(await answers.conversations(variant, p.uid, from, to));
     });
   }
   return r;

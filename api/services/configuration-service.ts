@@ -14,13 +14,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class ConfigurationService {
   constructor(private readonly storage: Storage) {}
 
-  create(body: z.output<typeof createConfigurationSchema>): ConfigurationRecord {
+  async create(body: z.output<typeof createConfigurationSchema>): Promise<ConfigurationRecord> {
     const now = Date.now();
     const record: ConfigurationRecord = {
       uid: randomUUID(),
       variant: body.variant,
       name: body.name,
-      indexes: this.checkIndexes(body.indexes ?? body.sources),
+      indexes: await this.checkIndexes(body.indexes ?? body.sources),
       resultCount: body.result_count,
       allowedOrigins: body.allowed_origins,
       topQuestions: body.top_questions,
@@ -31,23 +31,23 @@ export class ConfigurationService {
       createdAt: now,
       updatedAt: now,
     };
-    this.storage.configurations.insert(record);
+    await this.storage.configurations.insert(record);
     return record;
   }
 
-  get(uid: string): ConfigurationRecord {
-    const c = this.storage.configurations.get(uid);
+  async get(uid: string): Promise<ConfigurationRecord> {
+    const c = await this.storage.configurations.get(uid);
     if (!c) throw new AppError('not_found', `Configuration '${uid}' does not exist`);
     return c;
   }
 
-  update(uid: string, patch: z.output<typeof updateConfigurationSchema>): ConfigurationRecord {
-    const c = this.get(uid);
+  async update(uid: string, patch: z.output<typeof updateConfigurationSchema>): Promise<ConfigurationRecord> {
+    const c = await this.get(uid);
     const indexes = patch.indexes ?? patch.sources;
     const next: ConfigurationRecord = {
       ...c,
       name: patch.name ?? c.name,
-      indexes: indexes ? this.checkIndexes(indexes) : c.indexes,
+      indexes: indexes ? await this.checkIndexes(indexes) : c.indexes,
       resultCount: patch.result_count ?? c.resultCount,
       allowedOrigins: patch.allowed_origins ?? c.allowedOrigins,
       topQuestions: patch.top_questions ?? c.topQuestions,
@@ -57,17 +57,17 @@ export class ConfigurationService {
       keywordWeight: patch.keyword_weight ?? c.keywordWeight,
       updatedAt: Date.now(),
     };
-    this.storage.configurations.replace(next);
+    await this.storage.configurations.replace(next);
     return next;
   }
 
-  delete(uid: string): void {
-    if (!this.storage.configurations.delete(uid)) throw new AppError('not_found', `Configuration '${uid}' does not exist`);
-    this.storage.events.forget(uid);
+  async delete(uid: string): Promise<void> {
+    if (!(await this.storage.configurations.delete(uid))) throw new AppError('not_found', `Configuration '${uid}' does not exist`);
+    await this.storage.events.forget(uid);
   }
 
-  addInstantAnswer(uid: string, body: z.output<typeof createInstantAnswerSchema>): InstantAnswerRecord {
-    this.get(uid);
+  async addInstantAnswer(uid: string, body: z.output<typeof createInstantAnswerSchema>): Promise<InstantAnswerRecord> {
+    await this.get(uid);
     const now = Date.now();
     const record: InstantAnswerRecord = {
       id: randomUUID(),
@@ -80,12 +80,12 @@ export class ConfigurationService {
       createdAt: now,
       updatedAt: now,
     };
-    this.storage.configurations.insertInstantAnswer(record);
+    await this.storage.configurations.insertInstantAnswer(record);
     return record;
   }
 
-  updateInstantAnswer(uid: string, id: string, patch: z.output<typeof updateInstantAnswerSchema>): InstantAnswerRecord {
-    const current = this.storage.configurations.instantAnswers(this.get(uid).uid).find((a) => a.id === id);
+  async updateInstantAnswer(uid: string, id: string, patch: z.output<typeof updateInstantAnswerSchema>): Promise<InstantAnswerRecord> {
+    const current = (await this.storage.configurations.instantAnswers((await this.get(uid)).uid)).find((a) => a.id === id);
     if (!current) throw new AppError('not_found', `Instant answer '${id}' does not exist in configuration '${uid}'`);
     const next: InstantAnswerRecord = {
       ...current,
@@ -96,19 +96,19 @@ export class ConfigurationService {
       configuration: patch.configuration !== undefined ? patch.configuration : current.configuration,
       updatedAt: Date.now(),
     };
-    this.storage.configurations.replaceInstantAnswer(next);
+    await this.storage.configurations.replaceInstantAnswer(next);
     return next;
   }
 
-  deleteInstantAnswer(uid: string, id: string): void {
-    this.get(uid);
-    if (!this.storage.configurations.deleteInstantAnswer(uid, id)) {
+  async deleteInstantAnswer(uid: string, id: string): Promise<void> {
+    await this.get(uid);
+    if (!(await this.storage.configurations.deleteInstantAnswer(uid, id))) {
       throw new AppError('not_found', `Instant answer '${id}' does not exist in configuration '${uid}'`);
     }
   }
 
-  instantAnswers(uid: string): InstantAnswerRecord[] {
-    return this.storage.configurations.instantAnswers(this.get(uid).uid);
+  async instantAnswers(uid: string): Promise<InstantAnswerRecord[]> {
+    return this.storage.configurations.instantAnswers((await this.get(uid)).uid);
   }
 
   view(c: ConfigurationRecord) {
@@ -127,10 +127,11 @@ export class ConfigurationService {
     };
   }
 
-  private checkIndexes(uids: string[] | undefined): string[] {
+  private async checkIndexes(uids: string[] | undefined): Promise<string[]> {
     if (!uids) throw new AppError('invalid_request', 'Invalid request: indexes: name at least one index to search (an API Tool may call them sources)');
     const unique = [...new Set(uids)];
-    const missing = unique.filter((u) => !this.storage.indexes.get(u));
+    const found = await Promise.all(unique.map((u) => this.storage.indexes.get(u)));
+    const missing = unique.filter((_, i) => !found[i]);
     if (missing.length) {
       throw new AppError('invalid_request', `Invalid request: indexes: ${missing.map((m) => `'${m}'`).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist; create the index first`);
     }

@@ -9,8 +9,8 @@ import type { DocumentWriter } from './document-writer.js';
 export class ContentDocumentService {
   constructor(private readonly storage: Storage, private readonly writer: DocumentWriter) {}
 
-  index(uid: string): IndexRecord {
-    const index = this.storage.indexes.get(uid);
+  async index(uid: string): Promise<IndexRecord> {
+    const index = await this.storage.indexes.get(uid);
     if (!index) throw new AppError('index_not_found', `Index '${uid}' does not exist; create it with POST /v1/content/indexes`);
     return index;
   }

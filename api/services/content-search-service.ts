@@ -14,8 +14,8 @@ import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
 export class ContentSearchService {
   constructor(private readonly engine: ContentEngine) {}
 
-  search(req: ContentSearchRequest) {
-    const state = this.engine.state(req.index_uid);
+  async search(req: ContentSearchRequest) {
+    const state = await this.engine.state(req.index_uid);
     if (!state) throw new AppError('index_not_found', `Index '${req.index_uid}' does not exist`);
     const fields = this.boostedFields(state, req.boosting);
     const filter = this.filter(state, req.filter);

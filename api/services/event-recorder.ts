@@ -16,6 +16,7 @@ const MAX_BUFFER = 5000;
 export class EventRecorder {
   private buffer: SearchEvent[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly events: EventStore,
@@ -24,20 +25,26 @@ export class EventRecorder {
 
   search(event: SearchEvent): void {
     this.buffer.push(event);
-    if (this.buffer.length >= MAX_BUFFER) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    if (this.buffer.length >= MAX_BUFFER) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
-  flush(): void {
+  /** Writes the buffer; resolves when it and every earlier batch are written (or given up). */
+  flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.buffer;
     this.buffer = [];
-    try {
-      this.events.recordSearches(batch);
-    } catch (err) {
-      // Statistics must never take the search box down; the loss is logged for the operator.
-      this.log.error({ err, lost: batch.length }, 'could not record search events');
-    }
+    // One batch at a time, in order: a slow store queues batches instead of racing them.
+    this.writing = this.writing.then(async () => {
+      if (batch.length === 0) return;
+      try {
+        await this.events.recordSearches(batch);
+      } catch (err) {
+        // Statistics must never take the search box down; the loss is logged for the operator.
+        this.log.error({ err, lost: batch.length }, 'could not record search events');
+      }
+    });
+    return this.writing;
   }
 }

@@ -11,7 +11,7 @@ export class IndexService {
   constructor(private readonly storage: Storage, private readonly requeue: (index: IndexRecord) => Promise<void>) {}
 
   async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>): Promise<{ index: IndexRecord; created: boolean }> {
-    const existing = this.storage.indexes.get(uid);
+    const existing = await this.storage.indexes.get(uid);
     if (existing) {
       for (const [name, spec] of Object.entries(existing.fields)) {
         const next = fields[name];
@@ -21,17 +21,17 @@ export class IndexService {
         }
       }
     }
-    const result = this.storage.indexes.upsert(uid, languageCode, fields);
+    const result = await this.storage.indexes.upsert(uid, languageCode, fields);
     if (existing && existing.languageCode !== languageCode) await this.requeue(result.index);
     return result;
   }
 
   /** A push index: the page fields, plus any extra fields the caller declares. */
-  createPushIndex(uid: string, languageCode: string) {
-    return this.upsert(uid, languageCode, { ...PUSH_FIELDS, ...(this.storage.indexes.get(uid)?.fields ?? {}) });
+  async createPushIndex(uid: string, languageCode: string) {
+    return this.upsert(uid, languageCode, { ...PUSH_FIELDS, ...((await this.storage.indexes.get(uid))?.fields ?? {}) });
   }
 
-  view(index: IndexRecord) {
+  async view(index: IndexRecord) {
     return {
       uid: index.uid,
       language_code: index.languageCode,
@@ -39,7 +39,7 @@ export class IndexService {
       embedder: index.embedder,
       created_at: new Date(index.createdAt).toISOString(),
       updated_at: new Date(index.updatedAt).toISOString(),
-      progress: this.storage.documents.progress(index.id),
+      progress: await this.storage.documents.progress(index.id),
     };
   }
 }

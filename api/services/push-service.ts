@@ -10,8 +10,8 @@ import type { DocumentWriter } from './document-writer.js';
 export class PushService {
   constructor(private readonly storage: Storage, private readonly writer: DocumentWriter) {}
 
-  pushIndex(uid: string): IndexRecord {
-    const index = this.storage.indexes.get(uid);
+  async pushIndex(uid: string): Promise<IndexRecord> {
+    const index = await this.storage.indexes.get(uid);
     if (!index) throw new AppError('index_not_found', `Index '${uid}' does not exist; create it first (POST /v1/admin/indexes)`);
     if (!acceptsPush(index)) {
       throw new AppError('invalid_index', `Index '${uid}' lacks the page fields title, content, source_url, last_modified needed for document push; use /v1/content/indexes/${uid}/documents`);
@@ -31,22 +31,22 @@ export class PushService {
     return this.writer.write({ indexId: index.id, uid, fields: null, hash: null });
   }
 
-  list(index: IndexRecord, limit: number, afterUid: string | null) {
-    return this.storage.documents.list(index.id, limit, afterUid).map(({ uid, fields }) => ({
+  async list(index: IndexRecord, limit: number, afterUid: string | null) {
+    return (await this.storage.documents.list(index.id, limit, afterUid)).map(({ uid, fields }) => ({
       uid,
       title: String(fields.title ?? ''),
       content: String(fields.content ?? ''),
     }));
   }
 
-  get(index: IndexRecord, uid: string) {
-    const doc = this.storage.documents.get(index.id, uid);
+  async get(index: IndexRecord, uid: string) {
+    const doc = await this.storage.documents.get(index.id, uid);
     if (!doc?.fields) throw new AppError('not_found', `Document '${uid}' does not exist in index '${index.uid}'`);
     return { uid, ...doc.fields, status: { state: doc.status, version: doc.version, error: doc.error } };
   }
 
-  progress(index: IndexRecord) {
-    return { index_uid: index.uid, ...this.storage.documents.progress(index.id), embedder: index.embedder };
+  async progress(index: IndexRecord) {
+    return { index_uid: index.uid, ...(await this.storage.documents.progress(index.id)), embedder: index.embedder };
   }
 }
 

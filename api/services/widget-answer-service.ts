@@ -50,10 +50,10 @@ export class WidgetAnswerService {
   ) {}
 
   async summary(variant: Variant, req: AnswerRequest & { referenceFormat: 'html' | 'markdown' }, run: RunOptions = {}) {
-    const config = this.search.configuration(variant, req.uid);
+    const config = await this.search.configuration(variant, req.uid);
     const t0 = performance.now();
     const passages = await this.search.passages(config, req.query, PASSAGES);
-    const result = passages.length ? await this.generate('summary', req.query, [], sourcesOf(passages), this.language(config), run) : null;
+    const result = passages.length ? await this.generate('summary', req.query, [], sourcesOf(passages), await this.language(config), run) : null;
     const answered = result !== null && result.cited.length > 0;
     const references: Reference[] = answered
       ? result.cited.map((i, n) => this.reference(passages[i - 1], n + 1, variant === 'ui' && req.referenceFormat === 'html' ? 'html' : 'text'))
@@ -63,20 +63,18 @@ export class WidgetAnswerService {
       summary: answered ? `<p>${escapeHtml(result.text)}</p>` : `<p>${escapeHtml(NO_RESULTS_SUMMARY)}</p>`,
       references,
     };
-    this.record(config, 'summary', req, req.sessionId ? sessionHash(this.secret, req.sessionId) : null, response.status, performance.now() - t0, references);
+    await this.record(config, 'summary', req, req.sessionId ? sessionHash(this.secret, req.sessionId) : null, response.status, performance.now() - t0, references);
     return response;
   }
 
   async chat(variant: Variant, req: AnswerRequest & { conversationId?: string; sessionId: string }, run: RunOptions = {}) {
-    const config = this.search.configuration(variant, req.uid);
+    const config = await this.search.configuration(variant, req.uid);
     const t0 = performance.now();
     // SPEC's three rules: a known id continues from its latest reply; an unknown id starts a new
     // conversation under that id; no id starts a new one with a fresh id.
     const conversationId = req.conversationId ?? randomUUID();
-    const history: ConversationTurn[] = this.storage.conversations
-      .turns(config.uid, conversationId, HISTORY_TURNS)
-      .map((t) => ({ question: t.question, reply: t.reply }));
-    const language = this.language(config);
+    const history: ConversationTurn[] = (await this.storage.conversations.turns(config.uid, conversationId, HISTORY_TURNS)).map((t) => ({ question: t.question, reply: t.reply }));
+    const language = await this.language(config);
     const retrievalQuery = standaloneQuery(history, req.query, language);
     const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
     const sources = sourcesOf(passages);
@@ -101,19 +99,19 @@ export class WidgetAnswerService {
     const reply = answered ? result.text : NO_RESULTS_REPLY;
     const followUps = answered ? candidates : [];
     if (!req.preview) {
-      this.storage.conversations.append(config.uid, conversationId, session, {
+      await this.storage.conversations.append(config.uid, conversationId, session, {
         question: req.query, reply, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
       });
     }
     const status = answered ? ('success' as const) : ('no-relevant-results' as const);
-    this.record(config, 'chat', req, session, status, performance.now() - t0, references, eventId);
+    await this.record(config, 'chat', req, session, status, performance.now() - t0, references, eventId);
     return { status, reply, conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
   }
 
   /** Conversations with activity in [from, to): id and the url of the latest topic. */
-  conversations(variant: Variant, uid: string, from: number, to: number) {
-    const config = this.search.configuration(variant, uid);
-    return { conversations: this.storage.conversations.list(config.uid, from, to).map((c) => ({ conversation_id: c.id, url: c.latestUrl })) };
+  async conversations(variant: Variant, uid: string, from: number, to: number) {
+    const config = await this.search.configuration(variant, uid);
+    return { conversations: (await this.storage.conversations.list(config.uid, from, to)).map((c) => ({ conversation_id: c.id, url: c.latestUrl })) };
   }
 
   private generate(kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: SourcePassage[], language: string, run: RunOptions): Promise<GenerationResult> {
@@ -124,13 +122,13 @@ export class WidgetAnswerService {
     return { index, title: p.title, ...(p.url ? { url: p.url } : {}), content: format === 'html' ? paragraphHtml(p.text) : p.text };
   }
 
-  private language(config: ConfigurationRecord): string {
-    return this.storage.indexes.get(config.indexes[0])?.languageCode ?? 'en';
+  private async language(config: ConfigurationRecord): Promise<string> {
+    return (await this.storage.indexes.get(config.indexes[0]))?.languageCode ?? 'en';
   }
 
-  private record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = newEventId()) {
+  private async record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = newEventId()) {
     if (req.preview) return;
-    this.storage.events.recordGeneration({
+    await this.storage.events.recordGeneration({
       id, at: Date.now(), configurationUid: config.uid, kind, session,
       device: req.device, query: req.query, status, latencyMs, references: refs.map((r) => r.url ?? r.title),
     });

@@ -95,21 +95,21 @@ export class WidgetSearchService {
     private readonly log: Logger,
   ) {}
 
-  configuration(variant: Variant, uid: string): ConfigurationRecord {
-    const c = this.storage.configurations.get(uid);
+  async configuration(variant: Variant, uid: string): Promise<ConfigurationRecord> {
+    const c = await this.storage.configurations.get(uid);
     if (!c || c.variant !== variant) throw new AppError('not_found', `No ${VARIANT_NAMES[variant]} has the uid '${uid}'; copy the uid from its Install button`);
     return c;
   }
 
   async search(variant: Variant, req: WidgetSearchRequest): Promise<{ results: WidgetResult[] }> {
-    const config = this.configuration(variant, req.uid);
+    const config = await this.configuration(variant, req.uid);
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
     const eventId = newEventId();
-    const states = this.statesOf(config);
+    const states = await this.statesOf(config);
     const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
 
-    const answers = matchInstantAnswers(analyzer, req.query, this.storage.configurations.instantAnswers(config.uid)).slice(0, config.resultCount);
+    const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(config.uid)).slice(0, config.resultCount);
     const paragraphs = await this.rankParagraphs(config, states, req, normalized, config.resultCount - answers.length);
 
     let position = 0;
@@ -149,7 +149,7 @@ export class WidgetSearchService {
    * click boosts, one section per document), as plain passages.
    */
   async passages(config: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
-    const hits = await this.rankParagraphs(config, this.statesOf(config), { retrieval, query }, normalizeQuery(query), count);
+    const hits = await this.rankParagraphs(config, await this.statesOf(config), { retrieval, query }, normalizeQuery(query), count);
     return hits.map(({ index, unit }) => {
       const { uid, section } = index.units[unit];
       return { indexUid: index.index.uid, docUid: uid, sectionId: section.id, title: section.title, url: this.urlOf(index, uid, section.anchor), text: section.text };
@@ -157,13 +157,19 @@ export class WidgetSearchService {
   }
 
   /** The configuration's indexes as loaded for search (an index deleted since is skipped). */
-  private statesOf(config: ConfigurationRecord): IndexState[] {
-    return config.indexes.map((u) => this.engine.state(u)).filter((s): s is IndexState => s !== null);
+  private async statesOf(config: ConfigurationRecord): Promise<IndexState[]> {
+    const states = await Promise.all(config.indexes.map((u) => this.engine.state(u)));
+    return states.filter((s): s is IndexState => s !== null);
   }
 
   private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<WidgetSearchRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
     const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query));
+    // The click statistics are read while the legs rank; without them the ranking is still an answer.
+    const clicks = this.storage.events.clickSessions(config.uid, normalized).catch((err) => {
+      this.log.error({ err }, 'click statistics unavailable; ranking without click boosts');
+      return new Map<string, number>();
+    });
     const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
     const fused =
       config.fusion === 'weighted'
@@ -176,7 +182,7 @@ export class WidgetSearchService {
       const target = `${hit.index.index.uid}${TARGET_SEPARATOR}${hit.index.units[hit.unit].uid}`;
       if (!byDoc.has(target)) byDoc.set(target, { hit, target, score });
     }
-    const boosted = applyClickBoosts([...byDoc.values()], this.storage.events.clickSessions(config.uid, normalized));
+    const boosted = applyClickBoosts([...byDoc.values()], await clicks);
     return boosted.slice(0, count).map((b) => b.hit);
   }
 
@@ -202,7 +208,7 @@ export class WidgetSearchService {
   }
 
   private async vectorLeg(states: IndexState[], query: string): Promise<Ranking> {
-    if (!this.embedder || states.every((s) => s.vectors.count === 0)) return [];
+    if (!this.embedder || !states.some((s) => this.engine.hasVectors(s))) return [];
     let vector: Float32Array;
     try {
       const signal = AbortSignal.timeout(EMBED_TIMEOUT_MS);
@@ -213,10 +219,17 @@ export class WidgetSearchService {
       return [];
     }
     const all: Ranking = [];
-    states.forEach((state, s) => {
-      // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
-      for (const { unit, score } of state.vectors.top(vector, CANDIDATES)) if (score > 0) all.push({ key: `${s}:${unit}`, score });
-    });
+    try {
+      const legs = await Promise.all(states.map((state) => this.engine.vectorTop(state, vector, CANDIDATES)));
+      legs.forEach((hits, s) => {
+        // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
+        for (const { unit, score } of hits) if (score > 0) all.push({ key: `${s}:${unit}`, score });
+      });
+    } catch (err) {
+      // An external vector index that is down: the keyword leg still answers.
+      this.log.error({ err }, 'vector ranking failed; answering with the keyword leg');
+      return [];
+    }
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
   }
 

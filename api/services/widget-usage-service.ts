@@ -20,9 +20,9 @@ export class WidgetUsageService {
    * Suggestions from earlier queries of the configuration. Tool: null when none match, 409 before
    * enough queries exist. UI: [] in both cases (API.md).
    */
-  autocomplete(variant: Variant, uid: string, query: string, limit: number) {
-    const config = this.search.configuration(variant, uid);
-    const asked = this.storage.events.queryCount(config.uid);
+  async autocomplete(variant: Variant, uid: string, query: string, limit: number) {
+    const config = await this.search.configuration(variant, uid);
+    const asked = await this.storage.events.queryCount(config.uid);
     if (asked < config.autocompleteMinQueries) {
       if (variant === 'ui') return { suggestions: [] };
       throw new AppError(
@@ -32,13 +32,13 @@ export class WidgetUsageService {
       );
     }
     const prefix = normalizeQuery(query);
-    const found = prefix ? this.storage.events.suggestions(config.uid, prefix, config.autocompleteMinSessions, limit) : [];
+    const found = prefix ? await this.storage.events.suggestions(config.uid, prefix, config.autocompleteMinSessions, limit) : [];
     if (variant === 'ui') return { suggestions: found.map((suggestion) => ({ suggestion })) };
     return { suggestions: found.length ? found : null };
   }
 
   /** Records a click on a result or reference; anything garbled, forged or from the other variant is a 400. */
-  click(variant: Variant, feedbackData: string): void {
+  async click(variant: Variant, feedbackData: string): Promise<void> {
     let payload;
     try {
       payload = this.signer.verify(feedbackData);
@@ -50,22 +50,22 @@ export class WidgetUsageService {
       throw new AppError('invalid_request', `Invalid request: feedback_data belongs to an ${VARIANT_NAMES[payload.v]}; send it to /v1/${payload.v}/feedback`);
     }
     if (payload.x) return; // a preview's click: nothing is recorded
-    if (!this.storage.configurations.get(payload.c)) return; // the configuration was deleted since
-    this.storage.events.recordClick({
+    if (!(await this.storage.configurations.get(payload.c))) return; // the configuration was deleted since
+    await this.storage.events.recordClick({
       at: Date.now(), configurationUid: payload.c, searchEventId: payload.e, session: payload.h, normalized: payload.q,
       position: payload.p, target: payload.i ? `${payload.i}${TARGET_SEPARATOR}${payload.d}` : `answer${TARGET_SEPARATOR}${payload.d}`,
     });
   }
 
-  supportForward(variant: Variant, body: { uid: string; url: string; sessionId?: string; device: Device }): void {
-    const config = this.search.configuration(variant, body.uid);
-    this.storage.events.recordSupportForward({
+  async supportForward(variant: Variant, body: { uid: string; url: string; sessionId?: string; device: Device }): Promise<void> {
+    const config = await this.search.configuration(variant, body.uid);
+    await this.storage.events.recordSupportForward({
       at: Date.now(), configurationUid: config.uid, url: body.url,
       session: body.sessionId ? sessionHash(this.secret, body.sessionId) : null, device: body.device,
     });
   }
 
-  topQuestions(variant: Variant, uid: string) {
-    return { questions: this.search.configuration(variant, uid).topQuestions.map((question) => ({ question })) };
+  async topQuestions(variant: Variant, uid: string) {
+    return { questions: (await this.search.configuration(variant, uid)).topQuestions.map((question) => ({ question })) };
   }
 }

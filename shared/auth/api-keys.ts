@@ -15,12 +15,12 @@ export interface CreatedKey {
   indexes: string[] | null;
 }
 
-export function createApiKey(store: KeyStore, input: { name: string; permissions: Permission[]; indexes?: string[] | null }): CreatedKey {
+export async function createApiKey(store: KeyStore, input: { name: string; permissions: Permission[]; indexes?: string[] | null }): Promise<CreatedKey> {
   const secret = `qk_${randomBytes(32).toString('base64url')}`;
   const id = `key_${randomBytes(6).toString('hex')}`;
   const permissions = [...new Set(input.permissions)];
   const indexes = input.indexes && input.indexes.length ? [...new Set(input.indexes)] : null;
-  store.insert({ id, name: input.name, prefix: secret.slice(0, 10), permissions, indexes, createdAt: Date.now() }, hashKey(secret));
+  await store.insert({ id, name: input.name, prefix: secret.slice(0, 10), permissions, indexes, createdAt: Date.now() }, hashKey(secret));
   return { id, name: input.name, key: secret, permissions, indexes };
 }
 
@@ -46,14 +46,14 @@ export class Authenticator {
     this.masterHash = masterKey ? Buffer.from(hashKey(masterKey)) : null;
   }
 
-  authenticate(secret: string | undefined): Principal | null {
+  async authenticate(secret: string | undefined): Promise<Principal | null> {
     if (!secret) return null;
     const hash = hashKey(secret);
     if (this.masterHash && timingSafeEqual(Buffer.from(hash), this.masterHash)) return { keyId: 'master', ...MASTER };
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && now - hit.at < Authenticator.CACHE_MS) return hit.principal;
-    const rec: ApiKeyRecord | null = this.store.findByHash(hash);
+    const rec: ApiKeyRecord | null = await this.store.findByHash(hash);
     const principal = rec ? { keyId: rec.id, permissions: new Set(rec.permissions), indexes: rec.indexes ? new Set(rec.indexes) : null } : null;
     // Unknown secrets are not remembered, so a flood of random keys cannot grow the map.
     if (principal) this.cache.set(hash, { principal, at: now });

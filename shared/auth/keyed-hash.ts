@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { KeyStore } from '../storage/ports/key-store.js';
 
 /**
  * A session id is personal data: only this keyed hash of it is stored, so the raw id cannot be
@@ -11,20 +10,10 @@ export function sessionHash(secret: string, sessionId: string): string {
 }
 
 /**
- * The server secret: the configured one, or one generated once and kept in the data folder so
- * every process on the machine, and every restart, signs and hashes alike.
+ * The server secret: the configured one, or one generated once and kept in the store, so every
+ * API process on every host, and every restart, signs and hashes alike.
  */
-export function serverSecret(configured: string | null, dataDir: string): string {
+export async function serverSecret(configured: string | null, keys: KeyStore): Promise<string> {
   if (configured) return configured;
-  const file = join(dataDir, 'secret');
-  if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
-    // 'wx' makes a second process starting at the same moment lose the race and read the winner's secret.
-    try {
-      writeFileSync(file, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-  return readFileSync(file, 'utf8').trim();
+  return keys.sharedSecret(randomBytes(32).toString('base64url'));
 }

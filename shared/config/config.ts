@@ -59,6 +59,14 @@ const envSchema = z.object({
   QUARRY_JOB_LOCK_SECONDS: int(1, 3600).default(30),
   QUARRY_WORKER_NICE: int(0, 19).default(19),
   QUARRY_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
+  QUARRY_STORAGE: z.enum(['sqlite', 'postgres']).default('sqlite'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'use a postgres:// connection string').optional(),
+  QUARRY_DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use a lower-case SQL identifier').default('public'),
+  QUARRY_DATABASE_POOL: int(1, 1000).default(10),
+  QDRANT_URL: z.string().url().optional(),
+  QDRANT_API_KEY: z.string().optional(),
+  QUARRY_QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'use letters, digits, _ or -').default('quarry_sections'),
+  QUARRY_EVENT_RETENTION_DAYS: int(1, 36500).default(400),
   QUARRY_RECONCILE_SECONDS: int(1, 86400).default(15),
   QUARRY_RECONCILE_GRACE_SECONDS: int(0, 86400).default(60),
   QUARRY_EMBEDDER: z.enum(['glove', 'openai', 'onnx']).default('glove'),
@@ -106,7 +114,16 @@ function buildConfig(e: z.output<typeof envSchema>) {
       },
     },
     redis: { url: e.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix: e.QUARRY_REDIS_PREFIX },
-    storage: { dataDir, synchronous: e.QUARRY_SQLITE_SYNCHRONOUS },
+    storage: {
+      backend: e.QUARRY_STORAGE,
+      dataDir,
+      synchronous: e.QUARRY_SQLITE_SYNCHRONOUS,
+      databaseUrl: e.DATABASE_URL ?? null,
+      schema: e.QUARRY_DATABASE_SCHEMA,
+      poolSize: e.QUARRY_DATABASE_POOL,
+      qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QUARRY_QDRANT_COLLECTION } : null,
+      eventRetentionMs: e.QUARRY_EVENT_RETENTION_DAYS * 86_400_000,
+    },
     auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null },
     log: { level: e.QUARRY_LOG_LEVEL },
     pipeline: {
@@ -159,6 +176,10 @@ function crossChecks(e: Record<string, string | undefined>): string[] {
     need('QUARRY_EMBEDDINGS_MODEL', 'when QUARRY_EMBEDDER=openai');
   }
   if (e.QUARRY_EMBEDDER === 'onnx') need('QUARRY_EMBEDDINGS_MODEL_PATH', 'when QUARRY_EMBEDDER=onnx');
+  if (e.QUARRY_STORAGE === 'postgres') need('DATABASE_URL', 'when QUARRY_STORAGE=postgres (e.g. postgres://quarry@db:5432/quarry)');
+  // Qdrant is written inside the PostgreSQL transaction that makes a version live (the row locks
+  // order the writes); SQLite's synchronous transactions cannot wait on the network.
+  if (e.QDRANT_URL && e.QUARRY_STORAGE !== 'postgres') problems.push('  QDRANT_URL: needs QUARRY_STORAGE=postgres (without Qdrant, vectors are held in memory)');
   if (e.QUARRY_LLM_PROVIDER === 'openai') {
     need('QUARRY_LLM_URL', 'when QUARRY_LLM_PROVIDER=openai (e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1)');
     need('QUARRY_LLM_MODEL', 'when QUARRY_LLM_PROVIDER=openai');

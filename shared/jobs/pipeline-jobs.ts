@@ -1,5 +1,5 @@
 import type { DocumentRef } from '../storage/ports/document-store.js';
-import type { SectionRow } from '../storage/ports/search-index.js';
+import type { SectionRow } from '../storage/ports/section-store.js';
 
 /**
  * The ingestion pipeline: section -> embed -> index. One job carries a batch of documents of one

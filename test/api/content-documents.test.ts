@@ -26,8 +26,7 @@ describe('content interface documents', () => {
     expect(r.status).toBe(204);
     expect(r.headers.get('x-quarry-version')).toBeTruthy();
     expect(await waitFor(async () => (await progress()).indexed === 1)).toBe(true);
-    const index = svc.storage.indexes.get('shop')!;
-    expect(svc.storage.search.keywordSearch(index.id, 'lugs', 5).map((h) => h.uid)).toEqual(['sku-1']);
+    expect(await svc.keywordUids('shop', 'lugs', ['title', 'body'], 5)).toEqual(['sku-1']);
   });
 
   it.each([

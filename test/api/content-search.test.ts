@@ -31,7 +31,7 @@ describe('warming', () => {
     const loaded: string[] = [];
     await engine.warmAll((uid) => loaded.push(uid));
     expect(loaded).toContain('shop');
-    expect(engine.state('shop')?.docUnits.size).toBe(docs.length);
+    expect((await engine.state('shop'))?.docUnits.size).toBe(docs.length);
   });
 });
 
@@ -79,7 +79,7 @@ describe('POST /v1/content/search', () => {
     await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'd', fields: { title: 'Gaiters', body: '<p>Keep scree out.</p>', status: 'published', price: 30 } });
     await svc.call('POST', '/v1/content/indexes/shop/documents', { uid: 'e', fields: { title: 'Poles', body: '<p>Carbon scree poles.</p>', status: 'published', price: 80 } });
     await settled();
-    expect(svc.storage.search.pruneChanges(0)).toBeGreaterThan(0);
+    expect(await svc.storage.sections.pruneChanges(0)).toBeGreaterThan(0);
     expect(uids(await search({ query: 'scree' })).sort()).toEqual(['d', 'e']);
   });
 

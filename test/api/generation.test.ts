@@ -95,11 +95,11 @@ describe('extractive default (no model)', () => {
     const next = await widget(svc, 'POST', '/v1/tool/chat', { uid: uids.tool, query: 'and how do I use it to install requests?', 'session-id': 's1', 'conversation-id': first.body.conversation_id });
     expect(next.body.conversation_id).toBe(first.body.conversation_id);
     expect(next.body.references[0].url).toBe('https://docs.example.com/pip#pip');
-    expect(svc.storage.conversations.turns(uids.tool, first.body.conversation_id, 10).map((t) => t.question)).toEqual(['What is pip?', 'and how do I use it to install requests?']);
+    expect((await svc.storage.conversations.turns(uids.tool, first.body.conversation_id, 10)).map((t) => t.question)).toEqual(['What is pip?', 'and how do I use it to install requests?']);
 
     const chosen = await widget(svc, 'POST', '/v1/tool/chat', { uid: uids.tool, query: 'How do I create a virtual environment?', 'session-id': 's1', 'conversation-id': 'my-own-id-1' });
     expect(chosen.body.conversation_id).toBe('my-own-id-1');
-    expect(svc.storage.conversations.exists(uids.tool, 'my-own-id-1')).toBe(true);
+    expect(await svc.storage.conversations.exists(uids.tool, 'my-own-id-1')).toBe(true);
   });
 
   it('records clicks on chat references like search clicks', async () => {
@@ -147,7 +147,7 @@ describe('extractive default (no model)', () => {
   it('a preview chat leaves no conversation and no event', async () => {
     const r = await widget(svc, 'POST', '/v1/ui/chat', { uid: uids.ui, query: 'What is pip?', 'session-id': 's4', 'conversation-id': 'preview-1', preview: true });
     expect(r.body.status).toBe('success');
-    expect(svc.storage.conversations.exists(uids.ui, 'preview-1')).toBe(false);
+    expect(await svc.storage.conversations.exists(uids.ui, 'preview-1')).toBe(false);
   });
 });
 

@@ -132,8 +132,7 @@ describe('document push: upsert, list, delete', () => {
       return s.documents === 0 && s.pending_deletes === 0 ? s : null;
     });
     expect(gone).toMatchObject({ documents: 0, indexed: 0, pending: 0 });
-    const index = svc.storage.indexes.get('upd')!;
-    expect(svc.storage.search.keywordSearch(index.id, 'page', 10)).toEqual([]);
+    expect(await svc.keywordUids('upd', 'page', ['title', 'content'])).toEqual([]);
   });
 
   it('batch upsert returns one result per document and stores the valid ones', async () => {

@@ -21,7 +21,7 @@ let url: string;
 beforeAll(async () => {
   const app = express();
   app.use(express.json());
-  app.use(searchCors((uid) => CONFIGS[uid] ?? null, uidOf));
+  app.use(searchCors(async (uid) => CONFIGS[uid] ?? null, uidOf));
   app.all('/v1/ui/search', (req, res) => {
     const uid = uidOf(req);
     if (uid === undefined || !(uid in CONFIGS)) throw new AppError('not_found', `No configuration ${uid}`);

@@ -176,12 +176,12 @@ describe.each(['tool', 'ui'])('search interface, %s variant', (variant) => {
   });
 
   it('preview leaves no trace in any table or Redis key', async () => {
-    svc.flushEvents();
+    await svc.flushEvents();
     const before = await footprint();
     const r = await search(variant, 'python tutorial', 'preview-session', { preview: true });
     expect(r.body.results.length).toBeGreaterThan(0);
     expect((await widget('POST', `/v1/${variant}/feedback`, { type: 'click', feedback_data: r.body.results[0].feedback_data })).status).toBe(204);
-    svc.flushEvents();
+    await svc.flushEvents();
     expect(await footprint()).toEqual(before);
   });
 });
@@ -243,7 +243,7 @@ describe('sessions', () => {
     const secret = 'raw-session-id-4e8f1c-should-never-be-stored';
     await search('ui', 'refund', secret);
     await widget('POST', '/v1/ui/support-forward', { uid: configs.ui, url: 'https://example.com/x', 'session-id': secret });
-    svc.flushEvents();
+    await svc.flushEvents();
     for (const f of readdirSync(svc.dataDir)) {
       if (f.endsWith('.db') || f.endsWith('-wal')) expect(readFileSync(join(svc.dataDir, f)).includes(secret), f).toBe(false);
     }
@@ -273,7 +273,7 @@ describe('autocomplete', () => {
     await search(variant, 'python preview only', 'a', { preview: true });
     await search(variant, 'python preview only', 'b', { preview: true });
     await search(variant, 'python preview only', 'c', { preview: true });
-    svc.flushEvents();
+    await svc.flushEvents();
     const ac = (query: string, limit?: number) => widget('GET', `/v1/${variant}/autocomplete`, { uid: configs[variant], query, ...(limit ? { limit } : {}) });
     const shape = (list: string[]) => (variant === 'tool' ? list : list.map((suggestion) => ({ suggestion })));
     expect((await ac('Py')).body).toEqual({ suggestions: shape(['python tutorial', 'python loops']) });
@@ -345,7 +345,7 @@ describe('insights', () => {
     await s('refund', 'b');
     await s('xqzzy unknownword', 'a');
     await widget('POST', '/v1/tool/feedback', { type: 'click', feedback_data: r.body.results[1].feedback_data });
-    svc.flushEvents();
+    await svc.flushEvents();
     const today = new Date().toISOString().slice(0, 10);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const i = (await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=${today}&to=${tomorrow}`)).body;

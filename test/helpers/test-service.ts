@@ -14,6 +14,7 @@ import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { createLogger } from '../../shared/logging/create-logger.js';
 import { connectRedis } from '../../shared/redis/connect-redis.js';
 import { createStorage, type Storage } from '../../shared/storage/create-storage.js';
+import { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import { startWorkers } from '../../workers/registry.js';
 import { startGenerationWorker } from '../../workers/generation/generation-worker.js';
 import type { ChatModel } from '../../shared/llm/ports/chat-model.js';
@@ -32,7 +33,11 @@ export interface TestService {
   /** Authenticated JSON request against the running app. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   /** Writes buffered search events now, instead of within the next 200 ms. */
-  flushEvents(): void;
+  flushEvents(): Promise<void>;
+  /** Document uids a content search over these text fields finds (the keyword index search reads). */
+  keywordUids(indexUid: string, query: string, fields: string[], limit?: number): Promise<string[]>;
+  /** The nearest sections in the vector index search reads (of `model`'s vectors), best first. */
+  vectorHits(indexUid: string, vector: Float32Array, limit: number, model?: string): Promise<{ uid: string; title: string }[]>;
   close(): Promise<void>;
 }
 
@@ -63,11 +68,11 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   const { dataDir, prefix, env } = testEnv(options.env);
   const config = loadConfig(env);
   const log = createLogger('silent', 'test');
-  const storage = createStorage({ dataDir, commitThread: true });
+  const storage = await createStorage(config.storage, { commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-test');
   const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });
   const embedder = options.embedder ?? (await createEmbedder(config.embeddings));
-  const app = buildApp({ config, storage, redis, queues, log, embedder });
+  const app = await buildApp({ config, storage, redis, queues, log, embedder });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -80,7 +85,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
     }) as unknown as Worker);
   }
 
-  return {
+  const service: TestService = {
     url, config, storage, queues, redis, prefix, dataDir, embedder,
     async call(method, path, body, headers = {}) {
       const h = new Headers({ 'content-type': 'application/json', 'x-api-key': MASTER_KEY });
@@ -98,6 +103,17 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       return { status: res.status, body: parsed, headers: res.headers };
     },
     flushEvents: () => flushApp(app),
+    async keywordUids(indexUid, query, fields, limit = 10) {
+      const r = await service.call('POST', '/v1/content/search', { index_uid: indexUid, query, boosting: fields.join(' '), filter: '', fields: [], limit });
+      if (r.status !== 200) throw new Error(`content search answered ${r.status}: ${JSON.stringify(r.body)}`);
+      return (r.body.results as { uid: string }[]).map((h) => h.uid);
+    },
+    async vectorHits(indexUid, vector, limit, model = embedder.id) {
+      const engine = new ContentEngine(storage, model);
+      const state = await engine.state(indexUid);
+      if (!state) return [];
+      return (await engine.vectorTop(state, vector, limit)).map((h) => ({ uid: state.units[h.unit].uid, title: state.units[h.unit].section.title }));
+    },
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await new Promise((r) => server.close(r));
@@ -111,6 +127,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return service;
 }
 
 /** Polls until fn returns a truthy value or the time is up; returns the last value. */

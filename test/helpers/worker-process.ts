@@ -4,18 +4,27 @@ import { resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** A real worker process (`workers/main.ts`), resolved once it reports its queues are running. */
-export async function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+export function spawnWorker(env: Record<string, string>): Promise<ChildProcess> {
+  return spawnProcess('workers/main.ts', 'workers started', env);
+}
+
+/** A real API process (`api/main.ts`), resolved once it listens (give it a PORT). */
+export function spawnApi(env: Record<string, string>): Promise<ChildProcess> {
+  return spawnProcess('api/main.ts', 'Quarry API listening', env);
+}
+
+async function spawnProcess(script: string, ready: string, env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, ...env, QUARRY_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   await new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`worker did not start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => fail(new Error(`${script} did not start within 30 s:\n${output}`)), 30_000);
     const onData = (d: Buffer) => {
       output += d.toString();
-      if (output.includes('workers started')) {
+      if (output.includes(ready)) {
         clearTimeout(timer);
         ok();
       }
@@ -24,7 +33,7 @@ export async function spawnWorker(env: Record<string, string>): Promise<ChildPro
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);
-      fail(new Error(`worker exited with ${code}:\n${output}`));
+      fail(new Error(`${script} exited with ${code}:\n${output}`));
     });
   });
   child.stdout!.resume();

@@ -39,8 +39,8 @@ describe('SIGTERM on a worker', () => {
     // What was not started is still queued: a new worker finishes the push, with no reconciler help.
     const again = await spawnWorker(workerEnv);
     try {
-      const index = svc.storage.indexes.get('drain')!;
-      const done = await waitFor(() => svc.storage.documents.progress(index.id).indexed === 200, 60_000, 100);
+      const index = (await svc.storage.indexes.get('drain'))!;
+      const done = await waitFor(async () => (await svc.storage.documents.progress(index.id)).indexed === 200, 60_000, 100);
       expect(done).toBe(true);
     } finally {
       await stopProcess(again, 'SIGKILL');

@@ -92,7 +92,7 @@ describe('the ingestion pipeline', () => {
     const modelB = await createEmbedder({ provider: 'openai', baseUrl: stub.url, model: 'stub-b', dimensions: 8 });
     const reconciler = new Reconciler(svc.storage, svc.queues, svc.redis, silent, { prefix: svc.prefix, batchSize: 16, graceMs: 0 });
     const total = (await Promise.all(['reuse', 'failing', 'models'].map(status))).reduce((n, s) => n + s.documents, 0);
-    expect(reconciler.reembedChangedIndexes(modelB.id)).toBe(total);
+    expect(await reconciler.reembedChangedIndexes(modelB.id)).toBe(total);
     expect(await reconciler.runOnce(0)).toBe(total);
     runWorkers(modelB);
     const done = await waitFor(async () => {
@@ -101,12 +101,11 @@ describe('the ingestion pipeline', () => {
     });
     expect(done.embedder).toBe(modelB.id);
     const search = new Database(join(svc.dataDir, 'search.db'), { readonly: true });
-    const models = search.prepare(`SELECT DISTINCT vector_model FROM sections WHERE index_id = ?`).pluck().all(svc.storage.indexes.get('models')!.id);
+    const models = search.prepare(`SELECT DISTINCT vector_model FROM sections WHERE index_id = ?`).pluck().all((await svc.storage.indexes.get('models'))!.id);
     search.close();
     expect(models).toEqual([modelB.id]);
     expect(stub.state.byModel['stub-b']).toBeGreaterThanOrEqual(3);
-    const index = svc.storage.indexes.get('models')!;
     const [probe] = await modelB.embed(['Doc 1\ntext 1']);
-    expect(svc.storage.search.vectorSearch(index.id, probe, 1)[0].uid).toBe('d1');
+    expect((await svc.vectorHits('models', probe, 1, modelB.id))[0].uid).toBe('d1');
   });
 });

@@ -43,10 +43,8 @@ describe('pushing the 530 pages of the Python docs through PUT /v2', () => {
     expect(done).toMatchObject({ documents: 530, indexed: 530, pending: 0, failed: 0 });
 
     // Searchable, and each page's sections present once (a double publish would duplicate them).
-    const index = svc.storage.indexes.get('python')!;
-    const hits = svc.storage.search.keywordSearch(index.id, 'indentation grouping statements', 20);
-    expect(hits.map((h) => h.uid)).toContain('faq/design.html');
+    expect(await svc.keywordUids('python', 'indentation grouping statements', ['title', 'content'], 20)).toContain('faq/design.html');
     const [v] = await svc.embedder.embed(['Why does Python use indentation for grouping of statements?']);
-    expect(svc.storage.search.vectorSearch(index.id, v, 50).map((h) => h.uid)).toContain('faq/design.html');
+    expect((await svc.vectorHits('python', v, 50)).map((h) => h.uid)).toContain('faq/design.html');
   });
 });

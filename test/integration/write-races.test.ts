@@ -22,7 +22,7 @@ async function send(uid: string, op: Op) {
 
 describe('racing upserts and deletes of one document', () => {
   it('ends in the state of the last accepted write: in the store, the keyword index and the vector index', { timeout: 120_000 }, async () => {
-    const index = svc.storage.indexes.get('race')!;
+    const index = (await svc.storage.indexes.get('race'))!;
     for (let round = 0; round < 12; round++) {
       const uid = `doc${round % 2}`;
       const ops: Op[] = Array.from({ length: 30 }, (_, i) =>
@@ -32,16 +32,17 @@ describe('racing upserts and deletes of one document', () => {
       expect(accepted.length).toBeGreaterThan(0);
       const winner = accepted[0].op;
 
-      await waitFor(() => {
-        const d = svc.storage.documents.get(index.id, uid);
+      await waitFor(async () => {
+        const d = await svc.storage.documents.get(index.id, uid);
         return d === null || d.status === 'indexed';
       }, 30_000);
 
       const stored = await svc.call('GET', `/v2/indexes/race/documents/${uid}`);
-      const live = ops.filter((o): o is Extract<Op, { kind: 'put' }> => o.kind === 'put')
-        .filter((o) => svc.storage.search.keywordSearch(index.id, o.token, 5).some((h) => h.uid === uid));
+      const puts = ops.filter((o): o is Extract<Op, { kind: 'put' }> => o.kind === 'put');
+      const found = await Promise.all(puts.map((o) => svc.keywordUids('race', o.token, ['title', 'content'], 5)));
+      const live = puts.filter((_, i) => found[i].includes(uid));
       const [probe] = await svc.embedder.embed(['body text title']);
-      const vectorHits = svc.storage.search.vectorSearch(index.id, probe, 100).filter((h) => h.uid === uid);
+      const vectorHits = (await svc.vectorHits('race', probe, 100)).filter((h) => h.uid === uid);
       if (winner.kind === 'delete') {
         expect(stored.status).toBe(404);
         expect(live).toEqual([]);

@@ -8,13 +8,13 @@ import type { WorkerContext } from './worker-context.js';
  */
 export async function embedJob(jobId: string, p: EmbedPayload, ctx: WorkerContext): Promise<{ embedded: number; reused: number }> {
   const model = ctx.embedder.id;
-  const index = ctx.storage.indexes.getById(p.indexId);
+  const index = await ctx.storage.indexes.getById(p.indexId);
   if (index?.embedder && index.embedder !== model) {
     // Mixing two models' vectors in one index would make its vector ranking meaningless.
     throw new Error(`index '${index.uid}' holds vectors of ${index.embedder} but this worker embeds with ${model}; run every worker with the same embedder settings`);
   }
   const all: PlainSection[] = p.docs.flatMap((d) => d.sections ?? []);
-  const known = ctx.storage.search.reusableVectors(all.map((s) => s.hash), model);
+  const known = await ctx.storage.sections.reusableVectors(all.map((s) => s.hash), model);
   const todo = new Map<string, PlainSection>();
   for (const s of all) if (!known.has(s.hash)) todo.set(s.hash, s);
 

@@ -1,76 +1,157 @@
 import { performance } from 'node:perf_hooks';
-import type { Storage } from '../../storage/create-storage.js';
+import type { Storage } from '../../storage/ports/storage.js';
+import type { SectionView } from '../../storage/ports/section-store.js';
+import type { VectorIndex } from '../../storage/ports/vector-index.js';
+import { MemoryVectorIndex } from '../../storage/memory/memory-vector-index.js';
 import { IndexState } from './index-state.js';
+import { SingleFlight } from './single-flight.js';
 
 const CHANGE_BATCH = 5000;
+/** Documents whose fields are read in one query while loading or catching up. */
+const FIELDS_BATCH = 500;
+
+export interface VectorUnitHit {
+  unit: number;
+  score: number;
+}
 
 /**
- * Holds each searched index in memory and keeps it current by tailing the search store's change
- * log before every query (one indexed SELECT when nothing changed). An index whose definition
- * changed (language, fields) is rebuilt.
+ * Holds each searched index in memory and keeps it current by following the section store's
+ * change feed before every query (one indexed read when nothing changed; concurrent queries share
+ * one read). An index whose definition changed (language, fields) is rebuilt. Vectors live in an
+ * external vector index when the storage has one, else in this process (fed from the same feed).
  */
 export class ContentEngine {
   private readonly states = new Map<number, IndexState>();
+  private readonly loading = new Map<number, Promise<IndexState | null>>();
+  private readonly followers = new Map<IndexState, SingleFlight>();
+  readonly vectors: VectorIndex;
+  private readonly memory: MemoryVectorIndex | null;
 
   /** `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector. */
   constructor(
     private readonly storage: Storage,
     private readonly vectorModel: string | null = null,
-  ) {}
+  ) {
+    this.memory = storage.vectors ? null : new MemoryVectorIndex();
+    this.vectors = storage.vectors ?? this.memory!;
+  }
 
-  state(indexUid: string): IndexState | null {
-    const index = this.storage.indexes.get(indexUid);
+  async state(indexUid: string): Promise<IndexState | null> {
+    const index = await this.storage.indexes.get(indexUid);
     if (!index) return null;
     let state = this.states.get(index.id);
-    // A new definition, or a log pruned past what this copy has read: load the index afresh.
-    if (!state || state.index.updatedAt !== index.updatedAt || state.seq < this.storage.search.firstChange() - 1) {
-      const loaded = this.load(index.id);
+    // A new definition, or a feed pruned past what this copy has read: load the index afresh.
+    if (!state || state.index.updatedAt !== index.updatedAt || state.seq < (await this.storage.sections.firstChange(index.id)) - 1) {
+      const loaded = await this.load(index.id);
       if (!loaded) return null;
-      this.states.set(index.id, (state = loaded));
+      state = loaded;
     }
-    this.catchUp(state);
+    await this.follower(state).run();
     return state;
   }
 
+  /** Whether a vector search of this index can find anything (always asked when vectors are external). */
+  hasVectors(state: IndexState): boolean {
+    return this.memory ? this.memory.count(state.index.uid) > 0 : true;
+  }
+
+  /** The units nearest to `vector`, best first; hits the engine has not caught up with are skipped. */
+  async vectorTop(state: IndexState, vector: Float32Array, k: number): Promise<VectorUnitHit[]> {
+    const hits = await this.vectors.search(state.index.uid, vector, k);
+    const out: VectorUnitHit[] = [];
+    for (const h of hits) {
+      const unit = state.unitAt(h.uid, h.version, h.ord);
+      if (unit !== null) out.push({ unit, score: h.score });
+    }
+    return out;
+  }
+
   /**
-   * Loads every index into memory and trains its vector index, one index per turn of the event loop,
-   * so the first searches after a start do not pay for it (100,000 documents take seconds).
+   * Loads every index into memory and trains its in-memory vector index, one index per turn of the
+   * event loop, so the first searches after a start do not pay for it (100,000 documents take seconds).
    */
   async warmAll(onIndex?: (uid: string, ms: number) => void): Promise<void> {
-    for (const index of this.storage.indexes.list()) {
+    for (const index of await this.storage.indexes.list()) {
       await new Promise((r) => setImmediate(r));
       const t0 = performance.now();
-      this.state(index.uid)?.vectors.prepare();
+      if (await this.state(index.uid)) this.memory?.prepare(index.uid);
       onIndex?.(index.uid, performance.now() - t0);
     }
   }
 
-  private load(indexId: number): IndexState | null {
-    const index = this.storage.indexes.getById(indexId);
+  private load(indexId: number): Promise<IndexState | null> {
+    let p = this.loading.get(indexId);
+    if (!p) {
+      p = this.loadNow(indexId).finally(() => this.loading.delete(indexId));
+      this.loading.set(indexId, p);
+    }
+    return p;
+  }
+
+  private async loadNow(indexId: number): Promise<IndexState | null> {
+    const index = await this.storage.indexes.getById(indexId);
     if (!index) return null;
-    const state = new IndexState(index, this.vectorModel);
-    // Read the log position first: anything published while loading is replayed afterwards.
-    state.seq = this.storage.search.lastChange();
-    const byDoc = new Map<string, ReturnType<Storage['search']['sections']>>();
-    for (const s of this.storage.search.sections(indexId)) {
+    const state = new IndexState(index);
+    // Read the feed position first: anything published while loading is replayed afterwards.
+    state.seq = await this.storage.sections.lastChange(indexId);
+    const byDoc = new Map<string, SectionView[]>();
+    for (const s of await this.storage.sections.sections(indexId, undefined, { vectors: this.memory !== null })) {
       const list = byDoc.get(s.uid);
       if (list) list.push(s);
       else byDoc.set(s.uid, [s]);
     }
-    for (const [uid, sections] of byDoc) state.setDocument(uid, sections, this.storage.documents.get(indexId, uid)?.fields ?? null);
+    await this.memory?.dropIndex(index.uid);
+    await this.apply(state, byDoc);
+    const previous = this.states.get(indexId);
+    if (previous) this.followers.delete(previous);
+    this.states.set(indexId, state);
     return state;
   }
 
-  private catchUp(state: IndexState): void {
+  private follower(state: IndexState): SingleFlight {
+    let f = this.followers.get(state);
+    if (!f) this.followers.set(state, (f = new SingleFlight(() => this.catchUp(state))));
+    return f;
+  }
+
+  private async catchUp(state: IndexState): Promise<void> {
     for (;;) {
-      const changes = this.storage.search.changesSince(state.index.id, state.seq, CHANGE_BATCH);
+      const changes = await this.storage.sections.changesSince(state.index.id, state.seq, CHANGE_BATCH);
       if (changes.length === 0) return;
       const uids = [...new Set(changes.map((c) => c.uid))];
-      for (const uid of uids) {
-        const sections = this.storage.search.sections(state.index.id, [uid]);
-        state.setDocument(uid, sections, this.storage.documents.get(state.index.id, uid)?.fields ?? null);
+      const byDoc = new Map<string, SectionView[]>(uids.map((u) => [u, []]));
+      for (let i = 0; i < uids.length; i += FIELDS_BATCH) {
+        const part = uids.slice(i, i + FIELDS_BATCH);
+        for (const s of await this.storage.sections.sections(state.index.id, part, { vectors: this.memory !== null })) byDoc.get(s.uid)!.push(s);
       }
+      await this.apply(state, byDoc);
       state.seq = changes[changes.length - 1].seq;
     }
+  }
+
+  /** Replaces these documents in memory (an empty section list removes one), with their current fields. */
+  private async apply(state: IndexState, byDoc: Map<string, SectionView[]>): Promise<void> {
+    const uids = [...byDoc.keys()];
+    for (let i = 0; i < uids.length; i += FIELDS_BATCH) {
+      const part = uids.slice(i, i + FIELDS_BATCH);
+      const fields = await this.storage.documents.fields(state.index.id, part);
+      for (const uid of part) {
+        const sections = byDoc.get(uid)!;
+        state.setDocument(uid, sections, fields.get(uid) ?? null);
+        if (this.memory) await this.feedMemory(state, uid, sections);
+      }
+    }
+  }
+
+  private async feedMemory(state: IndexState, uid: string, sections: SectionView[]): Promise<void> {
+    const memory = this.memory!;
+    const live = state.docUnits.has(uid) ? sections : [];
+    const points = live
+      .filter((s) => s.vector && s.vectorModel === this.vectorModel)
+      .map((s) => ({ uid, version: s.version, ord: s.ord, vector: s.vector! }));
+    if (points.length) await memory.upsert(state.index.uid, points);
+    // Everything older than what is live now goes (all of it when the document is gone).
+    await memory.deleteOlder(state.index.uid, [{ uid, version: live[0]?.version ?? Number.MAX_SAFE_INTEGER }]);
   }
 }

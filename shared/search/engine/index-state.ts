@@ -1,9 +1,8 @@
 import type { IndexRecord } from '../../indexes/index-schema.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
-import type { SectionView } from '../../storage/ports/search-index.js';
+import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
-import { VectorSet } from '../rank/vector-set.js';
 
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
@@ -21,8 +20,6 @@ export interface Unit {
  */
 export class IndexState {
   readonly inverted = new InvertedIndex();
-  /** Section vectors of the query embedder's model (others cannot be compared with a query). */
-  readonly vectors = new VectorSet();
   readonly units: Unit[] = [];
   readonly docUnits = new Map<string, number[]>();
   readonly docFields = new Map<string, DocumentFields>();
@@ -36,10 +33,7 @@ export class IndexState {
    */
   private readonly filterCache = new Map<string, Int8Array>();
 
-  constructor(
-    readonly index: IndexRecord,
-    private readonly vectorModel: string | null = null,
-  ) {
+  constructor(readonly index: IndexRecord) {
     this.analyzer = createAnalyzer(index.languageCode);
   }
 
@@ -48,7 +42,6 @@ export class IndexState {
     this.filterCache.clear();
     for (const u of this.docUnits.get(uid) ?? []) {
       this.inverted.remove(u, this.units[u].terms);
-      this.vectors.delete(u);
     }
     this.docUnits.delete(uid);
     this.docFields.delete(uid);
@@ -65,13 +58,21 @@ export class IndexState {
       // The title applies to every section of its document, so `title^2` lifts all of them.
       if (title && section.field !== 'title') terms.title = title;
       const unit = this.inverted.add(terms);
-      if (section.vector && section.vectorModel === this.vectorModel) this.vectors.set(unit, section.vector);
-      // The packed copy is the one searched; keeping the row's own would double the memory.
+      // Vectors live in the vector index; keeping them here too would double the memory.
       this.units[unit] = { uid, section: { ...section, vector: null }, terms };
       ids.push(unit);
     }
     this.docUnits.set(uid, ids);
     this.docFields.set(uid, fields);
+  }
+
+  /** The unit of a document's section at `ord`, if that version is the one held here. */
+  unitAt(uid: string, version: number, ord: number): number | null {
+    for (const u of this.docUnits.get(uid) ?? []) {
+      const s = this.units[u].section;
+      if (s.ord === ord) return s.version === version ? u : null;
+    }
+    return null;
   }
 
   /** The verdict array for a filter, shared across queries (or a fresh one when `key` is null). */

@@ -37,14 +37,14 @@ export interface InstantAnswerRecord {
 }
 
 export interface ConfigurationStore {
-  insert(record: ConfigurationRecord): void;
-  get(uid: string): ConfigurationRecord | null;
-  list(): ConfigurationRecord[];
+  insert(record: ConfigurationRecord): Promise<void>;
+  get(uid: string): Promise<ConfigurationRecord | null>;
+  list(): Promise<ConfigurationRecord[]>;
   /** Replaces the stored record (the caller merged the patch); false when it does not exist. */
-  replace(record: ConfigurationRecord): boolean;
-  delete(uid: string): boolean;
-  insertInstantAnswer(record: InstantAnswerRecord): void;
-  instantAnswers(configurationUid: string): InstantAnswerRecord[];
-  replaceInstantAnswer(record: InstantAnswerRecord): boolean;
-  deleteInstantAnswer(configurationUid: string, id: string): boolean;
+  replace(record: ConfigurationRecord): Promise<boolean>;
+  delete(uid: string): Promise<boolean>;
+  insertInstantAnswer(record: InstantAnswerRecord): Promise<void>;
+  instantAnswers(configurationUid: string): Promise<InstantAnswerRecord[]>;
+  replaceInstantAnswer(record: InstantAnswerRecord): Promise<boolean>;
+  deleteInstantAnswer(configurationUid: string, id: string): Promise<boolean>;
 }

@@ -23,10 +23,10 @@ export interface ConversationSummary {
 /** Chat conversations of a configuration, turn by turn. */
 export interface ConversationStore {
   /** Turns oldest first, at most the `limit` latest. */
-  turns(configurationUid: string, conversationId: string, limit: number): ConversationTurnRecord[];
-  exists(configurationUid: string, conversationId: string): boolean;
+  turns(configurationUid: string, conversationId: string, limit: number): Promise<ConversationTurnRecord[]>;
+  exists(configurationUid: string, conversationId: string): Promise<boolean>;
   /** Appends a turn, creating the conversation when it is new. */
-  append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): void;
+  append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): Promise<void>;
   /** Conversations with a turn in [from, to). */
-  list(configurationUid: string, from: number, to: number): ConversationSummary[];
+  list(configurationUid: string, from: number, to: number): Promise<ConversationSummary[]>;
 }

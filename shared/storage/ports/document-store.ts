@@ -37,24 +37,29 @@ export interface IndexProgress {
 }
 
 export interface DocumentStore {
-  /** Applies writes in order in one durable transaction; each gets a version from one global sequence. */
-  applyWrites(writes: DocumentWrite[]): WriteOutcome[];
+  /**
+   * Applies writes in order in one durable transaction; each gets a version from one global
+   * sequence, taken after the document's row is locked, so a later commit always has the higher version.
+   */
+  applyWrites(writes: DocumentWrite[]): Promise<WriteOutcome[]>;
   /** Documents ordered by uid, after the cursor, excluding pending deletes. */
-  list(indexId: number, limit: number, afterUid: string | null): { uid: string; fields: DocumentFields }[];
+  list(indexId: number, limit: number, afterUid: string | null): Promise<{ uid: string; fields: DocumentFields }[]>;
   /** The current versions of the given refs that are still current (stale refs are left out). */
-  loadCurrent(indexId: number, refs: DocumentRef[]): StoredDocument[];
+  loadCurrent(indexId: number, refs: DocumentRef[]): Promise<StoredDocument[]>;
   /** Versions of these documents that are still the latest accepted write (stale refs are left out). */
-  currentRefs(indexId: number, refs: DocumentRef[]): DocumentRef[];
+  currentRefs(indexId: number, refs: DocumentRef[]): Promise<DocumentRef[]>;
   /** Records that these versions are searchable, and forgets deletes that are gone from search. */
-  markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): void;
-  markFailed(indexId: number, refs: DocumentRef[], message: string): void;
-  progress(indexId: number): IndexProgress;
+  markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): Promise<void>;
+  markFailed(indexId: number, refs: DocumentRef[], message: string): Promise<void>;
+  progress(indexId: number): Promise<IndexProgress>;
+  /** The fields of the latest accepted write of each of these documents (deleted and absent ones left out). */
+  fields(indexId: number, uids: string[]): Promise<Map<string, DocumentFields>>;
   /** The latest accepted write of a document, pending deletes included (fields null). */
-  get(indexId: number, uid: string): (StoredDocument & { status: string; error: string | null }) | null;
+  get(indexId: number, uid: string): Promise<(StoredDocument & { status: string; error: string | null }) | null>;
   /** Distinct jobs of documents pending since `olderThan` (ms epoch) or earlier. */
-  pendingJobs(olderThan: number, limit: number): { indexId: number; job: string | null }[];
-  pendingOfJob(indexId: number, job: string | null, limit: number): DocumentRef[];
-  reassignJob(indexId: number, refs: DocumentRef[], job: string): void;
+  pendingJobs(olderThan: number, limit: number): Promise<{ indexId: number; job: string | null }[]>;
+  pendingOfJob(indexId: number, job: string | null, limit: number): Promise<DocumentRef[]>;
+  reassignJob(indexId: number, refs: DocumentRef[], job: string): Promise<void>;
   /** Marks every indexed or failed document of the index pending again under `job` (model change, re-index). */
-  requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number): { job: string; refs: DocumentRef[] }[];
+  requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number): Promise<{ job: string; refs: DocumentRef[] }[]>;
 }

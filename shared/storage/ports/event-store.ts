@@ -75,19 +75,20 @@ export interface Insights {
  * documents: losing the last second of events on a power cut is acceptable, so it commits cheaply.
  */
 export interface EventStore {
-  recordSearches(events: SearchEvent[]): void;
+  recordSearches(events: SearchEvent[]): Promise<void>;
   /** Records a click; false when that search event was already clicked at that position by that session. */
-  recordClick(event: ClickEvent): boolean;
-  recordSupportForward(event: SupportForwardEvent): void;
-  recordGeneration(event: GenerationEvent): void;
+  recordClick(event: ClickEvent): Promise<boolean>;
+  recordSupportForward(event: SupportForwardEvent): Promise<void>;
+  recordGeneration(event: GenerationEvent): Promise<void>;
   /** Searches recorded for a configuration (what the autocomplete minimum counts). */
-  queryCount(configurationUid: string): number;
+  queryCount(configurationUid: string): Promise<number>;
   /** Earlier queries starting with `prefix`, asked by at least `minSessions` sessions, most asked first. */
-  suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number): string[];
+  suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number): Promise<string[]>;
   /** Distinct sessions that clicked each target for a normalized query. */
-  clickSessions(configurationUid: string, normalized: string): Map<string, number>;
-  insights(configurationUid: string, from: number, to: number): Insights;
+  clickSessions(configurationUid: string, normalized: string): Promise<Map<string, number>>;
+  insights(configurationUid: string, from: number, to: number): Promise<Insights>;
   /** Drops everything recorded for a configuration. */
-  forget(configurationUid: string): void;
-  close(): void;
+  forget(configurationUid: string): Promise<void>;
+  /** Drops raw events recorded before `before` (ms epoch); returns how many went. */
+  prune(before: number): Promise<number>;
 }

@@ -13,8 +13,13 @@ export interface ApiKeyRecord {
 }
 
 export interface KeyStore {
-  insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string): void;
-  findByHash(hash: string): ApiKeyRecord | null;
-  list(): ApiKeyRecord[];
-  revoke(id: string): boolean;
+  insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  list(): Promise<ApiKeyRecord[]>;
+  revoke(id: string): Promise<boolean>;
+  /**
+   * The server secret every process must share (signatures, session hashes): the stored one, or
+   * `candidate` when none is stored yet. Concurrent first callers all get the same winner.
+   */
+  sharedSecret(candidate: string): Promise<string>;
 }

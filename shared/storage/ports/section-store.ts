@@ -16,13 +16,6 @@ export interface PublishItem extends DocumentRef {
   sections: SectionRow[] | null;
 }
 
-export interface KeywordHit {
-  uid: string;
-  sectionId: number;
-  title: string;
-  score: number;
-}
-
 export interface PublishResult {
   /** Live now (or already were, when a job runs twice). */
   published: DocumentRef[];
@@ -31,37 +24,58 @@ export interface PublishResult {
   stale: number;
 }
 
-/**
- * Keyword and vector index of the sections. publish() swaps a document's keyword and vector
- * entries together; a version older than the live one never replaces it.
- */
 /** A live section as search reads it. */
 export interface SectionView {
   id: number;
   uid: string;
+  version: number;
+  ord: number;
   field: string;
   title: string;
   anchor: string | null;
   text: string;
+  /** null when the section has none, or when it was read without vectors. */
   vector: Float32Array | null;
   /** The embedding model the vector came from. */
   vectorModel: string | null;
 }
 
-export interface SearchIndex {
-  publish(indexId: number, items: PublishItem[], model: string): PublishResult;
+export interface ChangeEntry {
+  seq: number;
+  uid: string;
+}
+
+/**
+ * Runs inside publish, after the documents' live rows are locked and before the new versions go
+ * live: the place to write an external vector index, so the section store stays the judge of order.
+ * `accepted` are the items newer than what is live (deletes included); throwing aborts the publish.
+ */
+export type BeforeLive = (accepted: PublishItem[]) => Promise<void>;
+
+/**
+ * The live sections of every index (text and vectors) and the per-index change feed that search
+ * engines tail. publish() swaps a document's sections whole; a version older than the live one
+ * never replaces it, and a delete leaves its version behind so a late, older write cannot return.
+ * Change entries of an index are read in commit order: a reader that has seen entry n never later
+ * finds an entry below n.
+ */
+export interface SectionStore {
+  publish(indexId: number, items: PublishItem[], model: string, beforeLive?: BeforeLive): Promise<PublishResult>;
   /** Vectors already computed by `model` for these section hashes, so identical text is not embedded again. */
-  reusableVectors(hashes: string[], model: string): Map<string, Float32Array>;
-  keywordSearch(indexId: number, query: string, limit: number): KeywordHit[];
-  vectorSearch(indexId: number, vector: Float32Array, limit: number): KeywordHit[];
-  ensureIndex(indexId: number): void;
-  /** Live sections of an index (all of them, or of some documents), ordered by document and position. */
-  sections(indexId: number, uids?: string[]): SectionView[];
-  /** Documents published or removed after change `seq`, in order; the log a search engine tails. */
-  changesSince(indexId: number, seq: number, limit: number): { seq: number; uid: string }[];
-  lastChange(): number;
-  /** Oldest change still in the log (0 when empty): a reader behind it must reload from scratch. */
-  firstChange(): number;
-  /** Drops all but the newest `keep` entries of the change log. */
-  pruneChanges(keep: number): number;
+  reusableVectors(hashes: string[], model: string): Promise<Map<string, Float32Array>>;
+  /**
+   * Live sections of an index (all of them, or of some documents), ordered by document and position.
+   * `vectors: false` leaves the vectors out (they live in an external vector index).
+   */
+  sections(indexId: number, uids?: string[], options?: { vectors?: boolean }): Promise<SectionView[]>;
+  /** The live version of each of these documents that has one (deleted documents included). */
+  liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>>;
+  /** Documents published or removed after change `seq`, in order; the feed a search engine tails. */
+  changesSince(indexId: number, seq: number, limit: number): Promise<ChangeEntry[]>;
+  /** The newest change of the index (0 when none). */
+  lastChange(indexId: number): Promise<number>;
+  /** Oldest change of the index still in the feed (0 when none): a reader behind it must reload from scratch. */
+  firstChange(indexId: number): Promise<number>;
+  /** Keeps about the newest `keep` changes per index (the newest always stays); returns how many went. */
+  pruneChanges(keep: number): Promise<number>;
 }

@@ -24,7 +24,7 @@ const sleep = new Int32Array(new SharedArrayBuffer(4));
 function applyWithRetry(writes: DocumentWrite[]) {
   for (let attempt = 1; ; attempt++) {
     try {
-      return store.applyWrites(writes);
+      return store.applyWritesNow(writes);
     } catch (err) {
       const busy = (err as { code?: string }).code?.startsWith('SQLITE_BUSY');
       if (!busy || attempt >= 20) throw err;

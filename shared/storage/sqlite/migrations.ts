@@ -1,7 +1,10 @@
 import type { Db } from './open-database.js';
 
 /** Append-only: a migration, once shipped, is never edited; add a new one instead. */
-export const DOCUMENT_MIGRATIONS: string[] = [
+/** SQL, or a function for what SQL alone cannot say. */
+export type Migration = string | ((db: Db) => void);
+
+export const DOCUMENT_MIGRATIONS: Migration[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
   INSERT INTO meta (key, value) VALUES ('seq', 0);
@@ -90,6 +93,8 @@ export const DOCUMENT_MIGRATIONS: string[] = [
     PRIMARY KEY (configuration_uid, conversation_id, seq)
   ) WITHOUT ROWID;
   `,
+  // Settings every process must agree on (the server secret).
+  `CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`,
 ];
 
 /**
@@ -97,7 +102,7 @@ export const DOCUMENT_MIGRATIONS: string[] = [
  * document commits need. `live` holds the version each document's sections come from; versions
  * only move forward, and a delete leaves its version behind so a late, older write cannot return.
  */
-export const SEARCH_MIGRATIONS: string[] = [
+export const SEARCH_MIGRATIONS: Migration[] = [
   `
   CREATE TABLE sections (
     id INTEGER PRIMARY KEY,
@@ -130,13 +135,18 @@ export const SEARCH_MIGRATIONS: string[] = [
   CREATE TABLE changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, index_id INTEGER NOT NULL, uid TEXT NOT NULL);
   CREATE INDEX changes_index ON changes (index_id, seq);
   `,
+  // No query ever read the FTS5 keyword tables (search runs in memory): drop them and their upkeep.
+  (db) => {
+    const tables = db.prepare<[], string>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'fts_[0-9]*' AND sql LIKE '%fts5%'`).pluck().all();
+    for (const t of tables) db.exec(`DROP TABLE "${t}"`);
+  },
 ];
 
 /**
  * The events file: searches, clicks and support forwards, and the statistics autocomplete and
  * click boosts read. Day-bucketed columns let insights aggregate a date range from indexes alone.
  */
-export const EVENT_MIGRATIONS: string[] = [
+export const EVENT_MIGRATIONS: Migration[] = [
   `
   CREATE TABLE searches (
     id TEXT PRIMARY KEY,
@@ -220,13 +230,17 @@ export const EVENT_MIGRATIONS: string[] = [
   `,
 ];
 
-export function migrate(db: Db, migrations: string[]): void {
+export function migrate(db: Db, migrations: Migration[]): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current >= migrations.length) return;
   db.transaction(() => {
     // Re-read inside the lock: another process may have migrated while we waited.
     const now = db.pragma('user_version', { simple: true }) as number;
-    for (let v = now; v < migrations.length; v++) db.exec(migrations[v]);
+    for (let v = now; v < migrations.length; v++) {
+      const m = migrations[v];
+      if (typeof m === 'string') db.exec(m);
+      else m(db);
+    }
     db.pragma(`user_version = ${migrations.length}`);
   }).immediate();
 }

@@ -26,39 +26,39 @@ export class SqliteConfigurationStore implements ConfigurationStore {
     };
   }
 
-  insert(r: ConfigurationRecord) {
+  async insert(r: ConfigurationRecord) {
     this.q.insert.run(r.uid, r.variant, JSON.stringify(r), r.createdAt, r.updatedAt);
   }
 
-  get(uid: string) {
+  async get(uid: string) {
     return fromRow<ConfigurationRecord>(this.q.get.get(uid));
   }
 
-  list() {
+  async list() {
     return this.q.all.all().map((r) => fromRow<ConfigurationRecord>(r)!);
   }
 
-  replace(r: ConfigurationRecord) {
+  async replace(r: ConfigurationRecord) {
     return this.q.replace.run(JSON.stringify(r), r.updatedAt, r.uid).changes > 0;
   }
 
-  delete(uid: string) {
+  async delete(uid: string) {
     return this.q.delete.run(uid).changes > 0;
   }
 
-  insertInstantAnswer(r: InstantAnswerRecord) {
+  async insertInstantAnswer(r: InstantAnswerRecord) {
     this.q.insertAnswer.run(r.id, r.configurationUid, JSON.stringify(r), r.createdAt, r.updatedAt);
   }
 
-  instantAnswers(configurationUid: string) {
+  async instantAnswers(configurationUid: string) {
     return this.q.answers.all(configurationUid).map((r) => fromRow<InstantAnswerRecord>(r)!);
   }
 
-  replaceInstantAnswer(r: InstantAnswerRecord) {
+  async replaceInstantAnswer(r: InstantAnswerRecord) {
     return this.q.replaceAnswer.run(JSON.stringify(r), r.updatedAt, r.id, r.configurationUid).changes > 0;
   }
 
-  deleteInstantAnswer(configurationUid: string, id: string) {
+  async deleteInstantAnswer(configurationUid: string, id: string) {
     return this.q.deleteAnswer.run(id, configurationUid).changes > 0;
   }
 }

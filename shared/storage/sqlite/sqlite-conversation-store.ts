@@ -38,22 +38,22 @@ export class SqliteConversationStore implements ConversationStore {
     };
   }
 
-  turns(uid: string, id: string, limit: number): ConversationTurnRecord[] {
+  async turns(uid: string, id: string, limit: number): Promise<ConversationTurnRecord[]> {
     return this.q.turns.all(uid, id, limit).reverse().map((r) => ({ seq: r.seq, question: r.question, reply: r.reply, references: JSON.parse(r.refs), at: r.at }));
   }
 
-  exists(uid: string, id: string) {
+  async exists(uid: string, id: string) {
     return this.q.exists.get(uid, id) === 1;
   }
 
-  append(uid: string, id: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>) {
+  async append(uid: string, id: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>) {
     immediate(this.db, () => {
       this.q.upsert.run({ id, uid, session, url: turn.references[0]?.url ?? null, at: turn.at });
       this.q.insertTurn.run(uid, id, this.q.nextSeq.get(uid, id), turn.question, turn.reply, JSON.stringify(turn.references), turn.at);
     });
   }
 
-  list(uid: string, from: number, to: number) {
+  async list(uid: string, from: number, to: number) {
     return this.q.list.all(uid, from, to).map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at }));
   }
 }

@@ -11,10 +11,16 @@ interface Row {
   status: string;
 }
 
+/** Commits writes elsewhere (the commit thread) instead of on the caller's thread. */
+export type Committer = (writes: DocumentWrite[]) => Promise<WriteOutcome[]>;
+
 export class SqliteDocumentStore implements DocumentStore {
   private readonly q;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly committer: Committer | null = null,
+  ) {
     this.q = {
       nextSeq: db.prepare(`UPDATE meta SET value = value + ? WHERE key = 'seq' RETURNING value`).pluck(),
       get: db.prepare<[number, string], Row>(
@@ -70,7 +76,13 @@ export class SqliteDocumentStore implements DocumentStore {
     };
   }
 
-  applyWrites(writes: DocumentWrite[]): WriteOutcome[] {
+  async applyWrites(writes: DocumentWrite[]): Promise<WriteOutcome[]> {
+    if (writes.length === 0) return [];
+    return this.committer ? this.committer(writes) : this.applyWritesNow(writes);
+  }
+
+  /** applyWrites on this thread: what the commit thread runs. */
+  applyWritesNow(writes: DocumentWrite[]): WriteOutcome[] {
     if (writes.length === 0) return [];
     return immediate(this.db, () => {
       // One sequence for every process: commits are serialised by SQLite, so versions follow commit order.
@@ -89,14 +101,14 @@ export class SqliteDocumentStore implements DocumentStore {
     });
   }
 
-  list(indexId: number, limit: number, afterUid: string | null) {
+  async list(indexId: number, limit: number, afterUid: string | null) {
     return this.q.list.all(indexId, afterUid ?? '', limit).map((r) => ({
       uid: r.uid,
       fields: JSON.parse(r.fields) as DocumentFields,
     }));
   }
 
-  loadCurrent(indexId: number, refs: DocumentRef[]): StoredDocument[] {
+  async loadCurrent(indexId: number, refs: DocumentRef[]): Promise<StoredDocument[]> {
     const out: StoredDocument[] = [];
     for (const ref of refs) {
       const row = this.q.get.get(indexId, ref.uid);
@@ -107,11 +119,11 @@ export class SqliteDocumentStore implements DocumentStore {
     return out;
   }
 
-  currentRefs(indexId: number, refs: DocumentRef[]): DocumentRef[] {
+  async currentRefs(indexId: number, refs: DocumentRef[]): Promise<DocumentRef[]> {
     return refs.filter((r) => this.q.version.get(indexId, r.uid) === r.version);
   }
 
-  markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): void {
+  async markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): Promise<void> {
     if (published.length + removed.length === 0) return;
     immediate(this.db, () => {
       const now = Date.now();
@@ -120,14 +132,14 @@ export class SqliteDocumentStore implements DocumentStore {
     });
   }
 
-  markFailed(indexId: number, refs: DocumentRef[], message: string): void {
+  async markFailed(indexId: number, refs: DocumentRef[], message: string): Promise<void> {
     const now = Date.now();
     immediate(this.db, () => {
       for (const r of refs) this.q.failed.run(message, now, indexId, r.uid, r.version);
     });
   }
 
-  progress(indexId: number): IndexProgress {
+  async progress(indexId: number): Promise<IndexProgress> {
     const p: IndexProgress = { documents: 0, indexed: 0, pending: 0, pending_deletes: 0, failed: 0, last_error: null };
     // Two index-only counts (all rows, deletes) instead of one scan that would read every row's fields.
     const add = (rows: { status: string; n: number }[], sign: number) => {
@@ -147,22 +159,31 @@ export class SqliteDocumentStore implements DocumentStore {
     return p;
   }
 
-  get(indexId: number, uid: string) {
+  async fields(indexId: number, uids: string[]): Promise<Map<string, DocumentFields>> {
+    const out = new Map<string, DocumentFields>();
+    for (const uid of uids) {
+      const r = this.q.full.get(indexId, uid);
+      if (r?.fields) out.set(uid, JSON.parse(r.fields) as DocumentFields);
+    }
+    return out;
+  }
+
+  async get(indexId: number, uid: string) {
     const r = this.q.full.get(indexId, uid);
     if (!r) return null;
     const fields = r.fields ? (JSON.parse(r.fields) as DocumentFields) : null;
     return { uid: r.uid, version: r.version, fields, status: r.status, error: r.error };
   }
 
-  pendingJobs(olderThan: number, limit: number) {
+  async pendingJobs(olderThan: number, limit: number) {
     return this.q.pendingJobs.all(olderThan, limit);
   }
 
-  pendingOfJob(indexId: number, job: string | null, limit: number): DocumentRef[] {
+  async pendingOfJob(indexId: number, job: string | null, limit: number): Promise<DocumentRef[]> {
     return this.q.pendingOfJob.all(indexId, job, limit);
   }
 
-  reassignJob(indexId: number, refs: DocumentRef[], job: string): void {
+  async reassignJob(indexId: number, refs: DocumentRef[], job: string): Promise<void> {
     immediate(this.db, () => {
       for (const r of refs) this.q.reassign.run(job, indexId, r.uid, r.version);
     });
@@ -172,7 +193,7 @@ export class SqliteDocumentStore implements DocumentStore {
    * Every document gets a new version, as if pushed again: the search side only ever replaces a live
    * version with a newer one, and jobs still carrying the old versions skip themselves.
    */
-  requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number) {
+  async requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number) {
     return immediate(this.db, () => {
       const old = this.q.requeueable.all(indexId);
       let next = (this.q.nextSeq.get(old.length) as number) - old.length;

@@ -62,35 +62,35 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  recordSearches(events: SearchEvent[]) {
+  async recordSearches(events: SearchEvent[]) {
     if (events.length) this.insertSearches.immediate(events);
   }
 
-  recordClick(e: ClickEvent) {
+  async recordClick(e: ClickEvent) {
     return this.insertClick.immediate(e);
   }
 
-  recordSupportForward(e: SupportForwardEvent) {
+  async recordSupportForward(e: SupportForwardEvent) {
     this.q.support.run(e.at, e.configurationUid, e.url, e.session, e.device);
   }
 
-  recordGeneration(e: GenerationEvent) {
+  async recordGeneration(e: GenerationEvent) {
     this.q.generation.run(e.id, e.at, e.configurationUid, e.kind, e.session, e.device, e.query, e.status, Math.round(e.latencyMs), JSON.stringify(e.references));
   }
 
-  queryCount(configurationUid: string) {
+  async queryCount(configurationUid: string) {
     return this.q.count.get(configurationUid) as number;
   }
 
-  suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number) {
+  async suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number) {
     return this.q.suggest.all(configurationUid, prefix, prefix + '\u{10ffff}', minSessions, limit);
   }
 
-  clickSessions(configurationUid: string, normalized: string) {
+  async clickSessions(configurationUid: string, normalized: string) {
     return new Map(this.q.clickSessions.all(configurationUid, normalized).map((r) => [r.target, r.sessions]));
   }
 
-  insights(uid: string, from: number, to: number): Insights {
+  async insights(uid: string, from: number, to: number): Promise<Insights> {
     const one = <T>(sql: string, ...args: unknown[]) => this.db.prepare(sql).get(...args) as T;
     const all = <T>(sql: string, ...args: unknown[]) => this.db.prepare(sql).all(...args) as T[];
     const range = [uid, from, to];
@@ -141,7 +141,7 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
-  forget(uid: string) {
+  async forget(uid: string) {
     this.db.transaction(() => {
       for (const table of ['searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_totals', 'click_stats', 'click_sessions']) {
         this.db.prepare(`DELETE FROM ${table} WHERE configuration_uid = ?`).run(uid);
@@ -149,7 +149,13 @@ export class SqliteEventStore implements EventStore {
     }).immediate();
   }
 
-  close() {
-    this.db.close();
+  async prune(before: number) {
+    return this.db.transaction(() => {
+      let n = 0;
+      for (const table of ['searches', 'clicks', 'support_forwards', 'generations']) {
+        n += this.db.prepare(`DELETE FROM ${table} WHERE at < ?`).run(before).changes;
+      }
+      return n;
+    }).immediate();
   }
 }

@@ -32,7 +32,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
   private readonly q;
   private readonly cache = new Map<string, { index: IndexRecord | null; at: number }>();
 
-  constructor(private readonly db: Db, private readonly onCreate: (id: number) => void) {
+  constructor(private readonly db: Db) {
     this.q = {
       byUid: db.prepare<[string], Row>(`SELECT * FROM indexes WHERE uid = ?`),
       byId: db.prepare<[number], Row>(`SELECT * FROM indexes WHERE id = ?`),
@@ -45,7 +45,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
     };
   }
 
-  upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>) {
+  async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>) {
     this.cache.clear();
     return immediate(this.db, () => {
       const now = Date.now();
@@ -54,13 +54,12 @@ export class SqliteIndexRegistry implements IndexRegistry {
         this.q.update.run(languageCode, JSON.stringify(fields), now, uid);
         return { index: toRecord(this.q.byUid.get(uid)!), created: false };
       }
-      const { lastInsertRowid } = this.q.insert.run(uid, languageCode, JSON.stringify(fields), now, now);
-      this.onCreate(Number(lastInsertRowid));
+      this.q.insert.run(uid, languageCode, JSON.stringify(fields), now, now);
       return { index: toRecord(this.q.byUid.get(uid)!), created: true };
     });
   }
 
-  get(uid: string) {
+  async get(uid: string) {
     const hit = this.cache.get(uid);
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.index;
@@ -71,16 +70,16 @@ export class SqliteIndexRegistry implements IndexRegistry {
     return index;
   }
 
-  getById(id: number) {
+  async getById(id: number) {
     const r = this.q.byId.get(id);
     return r ? toRecord(r) : null;
   }
 
-  list() {
+  async list() {
     return this.q.all.all().map(toRecord);
   }
 
-  setEmbedder(id: number, embedder: string) {
+  async setEmbedder(id: number, embedder: string) {
     this.cache.clear();
     this.q.embedder.run(embedder, id);
   }

@@ -33,10 +33,12 @@ export class SqliteKeyStore implements KeyStore {
       byHash: db.prepare<[string], Row>(`SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL`),
       all: db.prepare<[], Row>(`SELECT * FROM api_keys ORDER BY created_at`),
       revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
+      offerSecret: db.prepare(`INSERT INTO settings (key, value) VALUES ('secret', ?) ON CONFLICT DO NOTHING`),
+      secret: db.prepare<[], string>(`SELECT value FROM settings WHERE key = 'secret'`).pluck(),
     };
   }
 
-  insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string) {
+  async insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string) {
     this.q.insert.run({
       ...record,
       hash,
@@ -45,16 +47,21 @@ export class SqliteKeyStore implements KeyStore {
     });
   }
 
-  findByHash(hash: string) {
+  async findByHash(hash: string) {
     const r = this.q.byHash.get(hash);
     return r ? toRecord(r) : null;
   }
 
-  list() {
+  async list() {
     return this.q.all.all().map(toRecord);
   }
 
-  revoke(id: string) {
+  async revoke(id: string) {
     return this.q.revoke.run(Date.now(), id).changes > 0;
+  }
+
+  async sharedSecret(candidate: string) {
+    this.q.offerSecret.run(candidate);
+    return this.q.secret.get() as string;
   }
 }

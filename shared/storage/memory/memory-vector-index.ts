@@ -1,0 +1,229 @@
+import { VectorSet } from '../../search/rank/vector-set.js';
+import type { DocumentRef } from '../ports/document-store.js';
+import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../ports/vector-index.js';
+
+type Fields = Record<string, FilterValue | FilterValue[]>;
+
+/**
+ * The vector index of the embedded mode: each API process holds the vectors of its indexes, fed
+ * from the section store's change feed. One VectorSet per index uid (exact below 4,000 vectors, IVF
+ * from there); every point gets a slot (a VectorSet unit, freed slots reused) that remembers its
+ * document, version, position and filterable fields.
+ *
+ * Filters run inside the scan (VectorSet.top's `allow`): postings per field value mark the matching
+ * slots first (cost: the number of matching points), so the scan only reads a typed array and a
+ * filtered search costs about what an unfiltered one does. Below 4,000 vectors that is exact; above,
+ * it searches the lists the IVF probes (about a sixth of the vectors, nearest first), so a filter
+ * matching very few, far-away points can return fewer than `limit` hits: the approximation the
+ * unfiltered search makes, not a post-filter of a fixed candidate list.
+ */
+export class MemoryVectorIndex implements VectorIndex {
+  readonly external = false;
+  private readonly indexes = new Map<string, IndexVectors>();
+
+  async upsert(index: string, points: VectorPoint[]): Promise<void> {
+    let ix = this.indexes.get(index);
+    if (!ix) this.indexes.set(index, (ix = new IndexVectors()));
+    for (const p of points) ix.put(p);
+    if (ix.empty) this.indexes.delete(index);
+  }
+
+  async deleteOlder(index: string, refs: DocumentRef[]): Promise<void> {
+    const ix = this.indexes.get(index);
+    if (!ix) return;
+    for (const r of refs) ix.deleteWhere(r.uid, (v) => v < r.version);
+    if (ix.empty) this.indexes.delete(index);
+  }
+
+  async deleteVersions(index: string, refs: DocumentRef[]): Promise<void> {
+    const ix = this.indexes.get(index);
+    if (!ix) return;
+    for (const r of refs) ix.deleteWhere(r.uid, (v) => v === r.version);
+    if (ix.empty) this.indexes.delete(index);
+  }
+
+  async search(index: string, vector: Float32Array, limit: number, filter?: VectorFilter): Promise<VectorHit[]> {
+    const ix = this.indexes.get(index);
+    if (!ix || limit <= 0) return [];
+    return ix.search(vector, limit, filter?.length ? filter : undefined);
+  }
+
+  /** Whole documents, in uid order, until the page holds at least `limit` versions (a document is never split across pages). */
+  async versions(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]> {
+    return this.indexes.get(index)?.versions(afterUid, limit) ?? [];
+  }
+
+  async dropIndex(index: string): Promise<void> {
+    this.indexes.delete(index);
+  }
+
+  async close(): Promise<void> {
+    this.indexes.clear();
+  }
+
+  /** Trains the index's IVF now if its next search would: lets an API do it before taking traffic. */
+  prepare(index: string): void {
+    this.indexes.get(index)?.set.prepare();
+  }
+
+  /** Points held for the index. */
+  count(index: string): number {
+    return this.indexes.get(index)?.set.count ?? 0;
+  }
+}
+
+/** One index's points. An index that becomes empty is dropped, so a later model's vectors (another size) start afresh. */
+class IndexVectors {
+  readonly set = new VectorSet();
+  private uidOf: string[] = [];
+  private versionOf: number[] = [];
+  private ordOf: number[] = [];
+  private fieldsOf: (Fields | undefined)[] = [];
+  private readonly postings = new FieldPostings();
+  private free: number[] = [];
+  /** document uid -> version -> ord -> slot */
+  private docs = new Map<string, Map<number, Map<number, number>>>();
+  /** The document uids in order, rebuilt when a document comes or goes. */
+  private sorted: string[] | null = null;
+
+  get empty(): boolean {
+    return this.docs.size === 0;
+  }
+
+  put(p: VectorPoint): void {
+    // Vectors of another size come from another model and cannot be compared: VectorSet leaves them out, so do we.
+    if (this.set.dims !== 0 && p.vector.length !== this.set.dims) return;
+    let versions = this.docs.get(p.uid);
+    if (!versions) {
+      this.docs.set(p.uid, (versions = new Map()));
+      this.sorted = null;
+    }
+    let ords = versions.get(p.version);
+    if (!ords) versions.set(p.version, (ords = new Map()));
+    let slot = ords.get(p.ord);
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.uidOf.length;
+      ords.set(p.ord, slot);
+      this.uidOf[slot] = p.uid;
+      this.versionOf[slot] = p.version;
+      this.ordOf[slot] = p.ord;
+    }
+    this.postings.remove(slot, this.fieldsOf[slot]);
+    this.postings.add(slot, p.fields);
+    this.fieldsOf[slot] = p.fields;
+    this.set.set(slot, p.vector);
+  }
+
+  deleteWhere(uid: string, drop: (version: number) => boolean): void {
+    const versions = this.docs.get(uid);
+    if (!versions) return;
+    for (const [version, ords] of versions) {
+      if (!drop(version)) continue;
+      for (const slot of ords.values()) {
+        this.set.delete(slot);
+        this.postings.remove(slot, this.fieldsOf[slot]);
+        this.fieldsOf[slot] = undefined;
+        this.free.push(slot);
+      }
+      versions.delete(version);
+    }
+    if (versions.size === 0) {
+      this.docs.delete(uid);
+      this.sorted = null;
+    }
+  }
+
+  search(vector: Float32Array, limit: number, filter: VectorFilter | undefined): VectorHit[] {
+    const allow = filter ? this.postings.matcher(filter, this.uidOf.length) : undefined;
+    return this.set.top(vector, limit, allow).map(({ unit, score }) => ({
+      uid: this.uidOf[unit],
+      version: this.versionOf[unit],
+      ord: this.ordOf[unit],
+      score,
+    }));
+  }
+
+  versions(afterUid: string | null, limit: number): DocumentRef[] {
+    const uids = (this.sorted ??= [...this.docs.keys()].sort(compareUids));
+    const out: DocumentRef[] = [];
+    for (let i = afterUid === null ? 0 : firstAfter(uids, afterUid); i < uids.length && out.length < limit; i++) {
+      const versions = [...this.docs.get(uids[i])!.keys()].sort((a, b) => a - b);
+      for (const version of versions) out.push({ uid: uids[i], version });
+    }
+    return out;
+  }
+}
+
+/** Code-unit order, as the Qdrant adapter pages too. */
+const compareUids = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Index of the first uid greater than `after` in the sorted list. */
+function firstAfter(uids: string[], after: string): number {
+  let lo = 0;
+  let hi = uids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (uids[mid] <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Slots by field and value. A filter becomes a mark per matching slot: a slot passes condition i
+ * when one of its values is listed and it passed conditions 0..i-1 (stamps from one counter, so
+ * nothing is cleared between searches).
+ */
+class FieldPostings {
+  private readonly byField = new Map<string, Map<FilterValue, Set<number>>>();
+  private stamps = new Uint32Array(0);
+  private next = 1;
+
+  add(slot: number, fields: Fields | undefined): void {
+    for (const [field, value] of Object.entries(fields ?? {})) {
+      let byValue = this.byField.get(field);
+      if (!byValue) this.byField.set(field, (byValue = new Map()));
+      for (const v of Array.isArray(value) ? value : [value]) {
+        let slots = byValue.get(v);
+        if (!slots) byValue.set(v, (slots = new Set()));
+        slots.add(slot);
+      }
+    }
+  }
+
+  remove(slot: number, fields: Fields | undefined): void {
+    for (const [field, value] of Object.entries(fields ?? {})) {
+      const byValue = this.byField.get(field);
+      for (const v of Array.isArray(value) ? value : [value]) {
+        const slots = byValue?.get(v);
+        if (!slots) continue;
+        slots.delete(slot);
+        if (slots.size === 0) byValue!.delete(v);
+      }
+      if (byValue?.size === 0) this.byField.delete(field);
+    }
+  }
+
+  /** Whether a slot has, for every condition, one of the listed values (the same type: 1 is not "1"). */
+  matcher(filter: VectorFilter, capacity: number): (slot: number) => boolean {
+    if (this.stamps.length < capacity) this.stamps = new Uint32Array(Math.max(capacity, 2 * this.stamps.length));
+    if (this.next + filter.length + 1 >= 0xffffffff) {
+      this.stamps.fill(0);
+      this.next = 1;
+    }
+    const stamps = this.stamps;
+    const base = this.next;
+    this.next += filter.length + 1;
+    filter.forEach((c, i) => {
+      const byValue = this.byField.get(c.field);
+      for (const v of new Set(c.anyOf)) {
+        for (const slot of byValue?.get(v) ?? []) {
+          // Condition 0 accepts any stale stamp; a later one only slots that passed the one before.
+          if (i === 0 ? stamps[slot] < base : stamps[slot] === base + i - 1) stamps[slot] = base + i;
+        }
+      }
+    });
+    const pass = base + filter.length - 1;
+    return (slot) => stamps[slot] === pass;
+  }
+}

@@ -1,0 +1,27 @@
+import type { ConfigurationStore } from './configuration-store.js';
+import type { ConversationStore } from './conversation-store.js';
+import type { DocumentStore } from './document-store.js';
+import type { EventStore } from './event-store.js';
+import type { IndexRegistry } from './index-registry.js';
+import type { KeyStore } from './key-store.js';
+import type { SectionStore } from './section-store.js';
+import type { VectorIndex } from './vector-index.js';
+
+export type StorageBackend = 'sqlite' | 'postgres';
+
+/** Every store a process uses, built by createStorage from the configuration and nothing else. */
+export interface Storage {
+  readonly backend: StorageBackend;
+  indexes: IndexRegistry;
+  documents: DocumentStore;
+  sections: SectionStore;
+  /** An external vector index (Qdrant); null: each API process holds the vectors in memory. */
+  vectors: VectorIndex | null;
+  keys: KeyStore;
+  configurations: ConfigurationStore;
+  conversations: ConversationStore;
+  events: EventStore;
+  /** Cheap liveness probe for /readyz; rejects when the store is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

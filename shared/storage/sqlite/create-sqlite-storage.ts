@@ -1,0 +1,49 @@
+import type { Storage } from '../ports/storage.js';
+import { CommitThread } from './commit-thread.js';
+import { openDatabase } from './open-database.js';
+import { SqliteConfigurationStore } from './sqlite-configuration-store.js';
+import { SqliteConversationStore } from './sqlite-conversation-store.js';
+import { SqliteDocumentStore } from './sqlite-document-store.js';
+import { SqliteEventStore } from './sqlite-event-store.js';
+import { SqliteIndexRegistry } from './sqlite-index-registry.js';
+import { SqliteKeyStore } from './sqlite-key-store.js';
+import { SqliteSectionStore } from './sqlite-section-store.js';
+
+export interface SqliteStorageOptions {
+  dataDir: string;
+  /** `full` (default): a commit survives a power cut; `normal`: survives a process crash. */
+  synchronous?: 'full' | 'normal';
+  /** Commit document writes on a thread of their own (the API does; workers and scripts need not). */
+  commitThread?: boolean;
+}
+
+/** The embedded mode: three SQLite files in the data folder (documents, sections, events). */
+export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+  const synchronous = options.synchronous ?? 'full';
+  const db = openDatabase(options.dataDir, { synchronous });
+  const searchDb = openDatabase(options.dataDir, { file: 'search', synchronous });
+  // Events are usage statistics: a power cut may lose the last moments of them, so they skip the fsync.
+  const eventsDb = openDatabase(options.dataDir, { file: 'events', synchronous: 'normal' });
+  const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous) : null;
+  return {
+    backend: 'sqlite',
+    indexes: new SqliteIndexRegistry(db),
+    documents: new SqliteDocumentStore(db, thread ? (w) => thread.commit(w) : null),
+    sections: new SqliteSectionStore(searchDb),
+    vectors: null,
+    keys: new SqliteKeyStore(db),
+    configurations: new SqliteConfigurationStore(db),
+    conversations: new SqliteConversationStore(db),
+    events: new SqliteEventStore(eventsDb),
+    ping: async () => {
+      db.prepare('SELECT 1').get();
+      searchDb.prepare('SELECT 1').get();
+    },
+    close: async () => {
+      await thread?.close();
+      db.close();
+      searchDb.close();
+      eventsDb.close();
+    },
+  };
+}

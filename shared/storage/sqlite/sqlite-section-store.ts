@@ -1,0 +1,157 @@
+import type { BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionStore, SectionView } from '../ports/section-store.js';
+import { immediate, type Db } from './open-database.js';
+
+const MAX_SECTIONS_PER_TRANSACTION = 200;
+
+/** Groups whole documents into chunks of about `max` sections (a bigger document gets a chunk alone). */
+export function chunkBySections(items: PublishItem[], max = MAX_SECTIONS_PER_TRANSACTION): PublishItem[][] {
+  const chunks: PublishItem[][] = [];
+  let current: PublishItem[] = [];
+  let size = 0;
+  for (const item of items) {
+    const n = Math.max(1, item.sections?.length ?? 1);
+    if (current.length && size + n > max) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(item);
+    size += n;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor, text, vector_model AS vectorModel`;
+
+/**
+ * Sections and their vectors in search.db: one transaction swaps a document's whole presence and
+ * logs the change. SQLite serialises writers, so the AUTOINCREMENT sequence of the change log
+ * follows commit order. The document store is told afterwards (markPublished); if that never
+ * happens the document stays pending and its replayed job finds it already live.
+ */
+export class SqliteSectionStore implements SectionStore {
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.q = {
+      live: db.prepare<[number, string], { version: number }>(`SELECT version FROM live WHERE index_id = ? AND uid = ?`),
+      setLive: db.prepare(
+        `INSERT INTO live (index_id, uid, version, deleted) VALUES (?, ?, ?, ?)
+         ON CONFLICT (index_id, uid) DO UPDATE SET version = excluded.version, deleted = excluded.deleted`,
+      ),
+      deleteSections: db.prepare(`DELETE FROM sections WHERE index_id = ? AND doc_uid = ?`),
+      insertSection: db.prepare(
+        `INSERT INTO sections (index_id, doc_uid, version, ord, field, title, anchor, text, hash, vector, vector_model)
+         VALUES (@indexId, @uid, @version, @ord, @field, @title, @anchor, @text, @hash, @vector, @model)`,
+      ),
+      vectorByHash: db.prepare<[string, string], Buffer>(
+        `SELECT vector FROM sections WHERE hash = ? AND vector_model = ? AND vector IS NOT NULL LIMIT 1`,
+      ).pluck(),
+      logChange: db.prepare(`INSERT INTO changes (index_id, uid) VALUES (?, ?)`),
+      changes: db.prepare<[number, number, number], ChangeEntry>(
+        `SELECT seq, uid FROM changes WHERE index_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ),
+      lastChange: db.prepare<[number], number>(`SELECT coalesce(max(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
+      firstChange: db.prepare<[number], number>(`SELECT coalesce(min(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
+      // One sequence for all indexes: keeping the newest `keep` overall keeps at least as many per
+      // index, and the newest entry always stays, so a reader can tell "nothing new" from "pruned past me".
+      prune: db.prepare(`DELETE FROM changes WHERE seq < (SELECT max(seq) FROM changes) AND seq <= (SELECT max(seq) FROM changes) - ?`),
+      allSections: db.prepare<[number], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
+      ),
+      allSectionsBare: db.prepare<[number], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
+      ),
+      docSections: db.prepare<[number, string], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
+      ),
+      docSectionsBare: db.prepare<[number, string], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
+      ),
+    };
+  }
+
+  async publish(indexId: number, items: PublishItem[], model: string, beforeLive?: BeforeLive): Promise<PublishResult> {
+    // A hook must run between locking and going live, which a synchronous SQLite transaction
+    // cannot await: external vector indexes are paired with PostgreSQL (see createStorage).
+    if (beforeLive) throw new Error('the SQLite section store cannot run a beforeLive hook; use PostgreSQL with an external vector index');
+    const result: PublishResult = { published: [], removed: [], stale: 0 };
+    // Each document swaps atomically; a batch is split into short transactions so searches and
+    // other workers never wait long for the write lock.
+    for (const chunk of chunkBySections(items)) {
+      immediate(this.db, () => {
+        for (const item of chunk) {
+          const ref = { uid: item.uid, version: item.version };
+          const live = this.q.live.get(indexId, item.uid);
+          if (live && live.version > item.version) {
+            result.stale++;
+            continue;
+          }
+          if (!live || live.version < item.version) this.replace(indexId, item, model);
+          (item.sections === null ? result.removed : result.published).push(ref);
+        }
+      });
+    }
+    return result;
+  }
+
+  private replace(indexId: number, item: PublishItem, model: string) {
+    this.q.deleteSections.run(indexId, item.uid);
+    for (const s of item.sections ?? []) {
+      this.q.insertSection.run({
+        indexId, uid: item.uid, version: item.version, ord: s.ord, field: s.field, title: s.title, anchor: s.anchor,
+        text: s.text, hash: s.hash, vector: s.vector ? toBlob(s.vector) : null, model: s.vector ? model : null,
+      });
+    }
+    this.q.setLive.run(indexId, item.uid, item.version, item.sections === null ? 1 : 0);
+    this.q.logChange.run(indexId, item.uid);
+  }
+
+  async sections(indexId: number, uids?: string[], options: { vectors?: boolean } = {}): Promise<SectionView[]> {
+    const withVectors = options.vectors !== false;
+    const rows = uids
+      ? uids.flatMap((u) => (withVectors ? this.q.docSections : this.q.docSectionsBare).all(indexId, u))
+      : (withVectors ? this.q.allSections : this.q.allSectionsBare).all(indexId);
+    return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
+  }
+
+  async liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const uid of uids) {
+      const live = this.q.live.get(indexId, uid);
+      if (live) out.set(uid, live.version);
+    }
+    return out;
+  }
+
+  async changesSince(indexId: number, seq: number, limit: number) {
+    return this.q.changes.all(indexId, seq, limit);
+  }
+
+  async lastChange(indexId: number): Promise<number> {
+    return this.q.lastChange.get(indexId) as number;
+  }
+
+  async firstChange(indexId: number): Promise<number> {
+    return this.q.firstChange.get(indexId) as number;
+  }
+
+  async pruneChanges(keep: number): Promise<number> {
+    return immediate(this.db, () => this.q.prune.run(keep).changes);
+  }
+
+  async reusableVectors(hashes: string[], model: string): Promise<Map<string, Float32Array>> {
+    const found = new Map<string, Float32Array>();
+    for (const h of new Set(hashes)) {
+      const blob = this.q.vectorByHash.get(h, model);
+      if (blob) found.set(h, fromBlob(blob));
+    }
+    return found;
+  }
+}
+
+type SectionRowView = Omit<SectionView, 'vector'> & { vector?: Buffer | null };
+
+const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const fromBlob = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
