@@ -155,7 +155,7 @@ async function main() {
     const events = await recordedEvents(api, uiUid, tally, settings.sessions);
     if (!events.equal) say(`MISMATCH: ${events.recorded} search events recorded for ${events.answered} searches answered`);
 
-    say(`step 5: raw FTS5 (fts_${indexId}), concurrency 1, ${settings.durationS} s`);
+    say(`step 5: raw FTS5 over the same sections (built in memory), concurrency 1, ${settings.durationS} s`);
     const raw = rawRun(probe, indexId, queries, settings.durationS * 1000, settings.warmup);
 
     const c1 = (k: Kind) => runs.find((r) => r.kind === k && r.concurrency === 1);
@@ -170,7 +170,7 @@ async function main() {
       ['vocabulary', `${vocab.words.length} English words, GloVe frequency ranks ${vocab.gloveRanks[0]}-${vocab.gloveRanks.at(-1)} (e.g. ${vocab.words.slice(0, 5).join(', ')})`],
       ['push time (docs/s accepted)', `${load.pushSeconds} s (${load.pushDocsPerSecond} docs/s, ${load.retries} retries)`],
       ['first push -> all indexed (docs/s)', `${load.indexedSeconds} s (${load.indexedDocsPerSecond} docs/s)`],
-      ['FTS5 rows (sections)', String(size.ftsRows)],
+      ['sections (raw FTS5 rows)', `${size.sections} (${raw.ftsRows})`],
       ['warm-up plain: results/query, empty', `${warm.plain.meanResults}, ${Math.round(warm.plain.emptyShare * 100)}%`],
       ['warm-up filtered: results/query, empty, price out of range', `${warm.filtered.meanResults}, ${Math.round(warm.filtered.emptyShare * 100)}%, ${warm.filtered.priceOutOfRange}`],
       ['service p50 / raw p50 (c=1)', `plain ${ratios.plain}x, filtered ${ratios.filtered}x (target <= ${CONTENT_TARGETS.ratioToRaw}x)`],

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
  */
 export class DbProbe {
   private readonly db: Database.Database;
-  /** search.db: sections and the FTS5 tables (workers write it). */
+  /** search.db: sections and the change feed (workers write it). */
   readonly search: Database.Database;
   private readonly q;
 

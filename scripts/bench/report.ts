@@ -42,7 +42,7 @@ export function resultsTable({ accept, batch, paced }: Results, idleCpu: Record<
     ['paced: 204 -> searchable p95', ms(paced.toSearchableMs.p95), `< 2000 ms (${verdict(paced.toSearchableMs.p95 < 2000)})`],
     ['paced: 204 -> searchable p99 / max', `${ms(paced.toSearchableMs.p99)} / ${ms(paced.toSearchableMs.max)}`, ''],
     ['paced: 204 -> searchable p95 by second of the run', paced.toSearchableBySecond.map((b) => b.p95).join(' '), ''],
-    ['paced: FTS sample found', `${paced.ftsSample.found} of ${paced.ftsSample.checked}`, 'all'],
+    ['paced: sample found by content search', `${paced.searchSample.found} of ${paced.searchSample.checked}`, 'all'],
     ['paced run CPU (% of one core)', cpu(paced.cpuPct), ''],
   ];
   return markdownTable(rows);

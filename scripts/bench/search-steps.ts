@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
 import type { DbProbe } from './db-probe.js';
 import { closedLoop, send, sendJson, type PlannedRequest, type Target } from './http-load.js';
 import { cpuMeter, type Stack } from './processes.js';
@@ -187,12 +188,31 @@ export interface RawFigures extends RunFigures {
 }
 
 /**
- * Step 5: the same queries straight on the FTS5 table (read-only, in this process, one at a time):
- * `"t1" OR "t2"`, ordered by bm25, 10 rows. Warms up on `warmupN` queries first.
+ * The raw baseline engine: a contentless FTS5 table over the index's sections, built here in memory
+ * (Quarry itself keeps no FTS5 index: search runs on its own in-memory one).
  */
-export function rawRun(probe: DbProbe, indexId: number, queries: Query[], durationMs: number, warmupN: number): RawFigures {
+function buildRawFts(probe: DbProbe, indexId: number): { db: Database.Database; table: string; rows: number } {
+  const db = new Database(':memory:');
   const table = `fts_${indexId}`;
-  const stmt = probe.search.prepare<[string], { rowid: number; s: number }>(
+  db.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(title, text, content='', tokenize="unicode61 remove_diacritics 2")`);
+  const insert = db.prepare(`INSERT INTO ${table} (rowid, title, text) VALUES (?, ?, ?)`);
+  let rows = 0;
+  db.transaction(() => {
+    for (const r of probe.search.prepare('SELECT id, title, text FROM sections WHERE index_id = ?').iterate(indexId) as Iterable<{ id: number; title: string; text: string }>) {
+      insert.run(r.id, r.title, r.text);
+      rows++;
+    }
+  })();
+  return { db, table, rows };
+}
+
+/**
+ * Step 5: the same queries straight on an FTS5 table of the same sections (in this process, one at a
+ * time): `"t1" OR "t2"`, ordered by bm25, 10 rows. Warms up on `warmupN` queries first.
+ */
+export function rawRun(probe: DbProbe, indexId: number, queries: Query[], durationMs: number, warmupN: number): RawFigures & { ftsRows: number } {
+  const { db, table, rows: ftsRows } = buildRawFts(probe, indexId);
+  const stmt = db.prepare<[string], { rowid: number; s: number }>(
     `SELECT rowid, bm25(${table}) AS s FROM ${table} WHERE ${table} MATCH ? ORDER BY s LIMIT 10`,
   );
   const match = (q: Query) => q.terms.map((w) => `"${w}"`).join(' OR ');
@@ -210,26 +230,21 @@ export function rawRun(probe: DbProbe, indexId: number, queries: Query[], durati
     latencies.push(performance.now() - t0);
   }
   const elapsed = performance.now() - start;
+  db.close();
   return {
-    kind: 'raw-fts5', table, concurrency: 1, requests: latencies.length, errors: 0, errorSamples: [],
+    ftsRows, kind: 'raw-fts5', table, concurrency: 1, requests: latencies.length, errors: 0, errorSamples: [],
     qps: round(latencies.length / (elapsed / 1000)), latencyMs: roundDist(distribution(latencies)), cpuPct: meter(),
     meanRows: round(rows / Math.max(1, latencies.length), 2),
   };
 }
 
-/** FTS rows and sections with a vector, for the record (null where the layout is not as expected). */
-export function indexSize(probe: DbProbe, indexId: number): { ftsRows: number | null; sections: number | null; sectionsWithVector: number | null } {
-  let ftsRows: number | null = null;
-  try {
-    ftsRows = probe.search.prepare(`SELECT count(*) FROM fts_${indexId}_docsize`).pluck().get() as number;
-  } catch {
-    // leave null
-  }
+/** Sections and sections with a vector, for the record (null where the layout is not as expected). */
+export function indexSize(probe: DbProbe, indexId: number): { sections: number | null; sectionsWithVector: number | null } {
   try {
     // The vector leg can only find sections that have a vector: all of them, once embedding has run.
     const r = probe.search.prepare('SELECT count(*) AS n, count(vector) AS v FROM sections WHERE index_id = ?').get(indexId) as { n: number; v: number };
-    return { ftsRows, sections: r.n, sectionsWithVector: r.v };
+    return { sections: r.n, sectionsWithVector: r.v };
   } catch {
-    return { ftsRows, sections: null, sectionsWithVector: null };
+    return { sections: null, sectionsWithVector: null };
   }
 }

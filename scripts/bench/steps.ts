@@ -155,7 +155,7 @@ export async function pacedLatency(ctx: Ctx) {
   const cpu = meter();
 
   const delays = searchableDelays(ctx.probe, index, paced.ackAt, settings.rate, settings.pacedSeconds);
-  const sample = ftsSample(ctx.probe, index, delays.uids, (uid) => token(Number(uid.slice(2))));
+  const sample = await searchableSample(ctx.api, index, delays.uids, (uid) => token(Number(uid.slice(2))));
   return {
     targetRate: settings.rate,
     seconds: settings.pacedSeconds,
@@ -172,7 +172,7 @@ export async function pacedLatency(ctx: Ctx) {
       const x = distribution(v);
       return { second, docs: x.count, p50: round(x.p50, 0), p95: round(x.p95, 0), max: round(x.max, 0) };
     }),
-    ftsSample: sample,
+    searchSample: sample,
     cpuPct: cpu,
   };
 }
@@ -200,15 +200,15 @@ function searchableDelays(probe: DbProbe, index: string, ackAt: Float64Array, ra
   return { all, uids, perSecond };
 }
 
-/** 20 documents spread over `uids` must each be found through FTS, as a section of their own. */
-function ftsSample(probe: DbProbe, index: string, uids: string[], tokenOf: (uid: string) => string) {
-  const fts = `fts_${Math.trunc(probe.indexId(index))}`;
-  const match = probe.search.prepare(`SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?`).pluck();
-  const owner = probe.search.prepare('SELECT doc_uid FROM sections WHERE id = ?').pluck();
+/** 20 documents spread over `uids` must each be found by a content search for their own token. */
+async function searchableSample(api: Target, index: string, uids: string[], tokenOf: (uid: string) => string) {
   const sample = uids.length ? Array.from({ length: 20 }, (_, k) => uids[Math.floor((k * uids.length) / 20)]) : [];
-  const missing = sample.filter((uid) => {
-    const rowids = match.all(`"${tokenOf(uid)}"`) as number[];
-    return !rowids.some((rid) => owner.get(rid) === uid);
-  });
+  const missing: string[] = [];
+  for (const uid of sample) {
+    const body = JSON.stringify({ index_uid: index, query: tokenOf(uid), boosting: 'title content', filter: '', fields: [], limit: 5 });
+    const r = await send(api, 'POST', '/v1/content/search', body);
+    const found = r.status === 200 && (JSON.parse(r.body).results as { uid: string }[]).some((h) => h.uid === uid);
+    if (!found) missing.push(uid);
+  }
   return { checked: sample.length, found: sample.length - missing.length, missing };
 }
