@@ -29,6 +29,7 @@ async function main() {
     prefix: config.redis.prefix,
     batchSize: config.pipeline.batchSize,
     graceMs: config.pipeline.reconcileGraceMs,
+    eventRetentionMs: config.storage.eventRetentionMs,
   });
   await reconciler.reembedChangedIndexes(embedder.id);
   // At start nothing is in flight from this process: anything pending without a live job is re-enqueued.

@@ -11,7 +11,12 @@ export interface ReconcilerOptions {
   batchSize: number;
   /** A pending document younger than this is assumed to be in flight. */
   graceMs: number;
+  /** Usage events older than this are dropped (insights cover at most this far back). */
+  eventRetentionMs?: number;
 }
+
+/** Retention runs at most this often: dropping old events is cheap, but not free. */
+const RETENTION_EVERY_MS = 3_600_000;
 
 /**
  * The store is the source of truth, Redis only carries work. Documents that are pending but whose
@@ -19,6 +24,8 @@ export interface ReconcilerOptions {
  * Only one process reconciles at a time (a Redis lock), so they don't enqueue the same work twice.
  */
 export class Reconciler {
+  private lastRetention = 0;
+
   constructor(
     private readonly storage: Storage,
     private readonly queues: PipelineQueues,
@@ -61,10 +68,18 @@ export class Reconciler {
       // Search engines tail this feed; one that falls further behind reloads its index instead.
       await this.storage.sections.pruneChanges(CHANGE_LOG_KEEP);
       await this.removeStrayPoints();
+      await this.applyRetention();
       return requeued;
     } finally {
       await this.redis.del(lockKey);
     }
+  }
+
+  private async applyRetention(): Promise<void> {
+    if (!this.o.eventRetentionMs || Date.now() - this.lastRetention < RETENTION_EVERY_MS) return;
+    this.lastRetention = Date.now();
+    const dropped = await this.storage.events.prune(Date.now() - this.o.eventRetentionMs);
+    if (dropped) this.log.info({ dropped }, 'usage events past their retention dropped');
   }
 
   /**
