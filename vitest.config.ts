@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/helpers/global-redis.ts'],
+    globalSetup: ['test/helpers/global-redis.ts', 'test/helpers/global-postgres.ts'],
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -14,6 +14,7 @@ import { newJobId } from '../shared/jobs/job-id.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey, requirePermission } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
+import { bodyHasNul, rejectNulInUrl } from './middleware/reject-nul.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi/openapi-document.js';
@@ -115,7 +116,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(requestLog(log));
   app.use(httpMetrics(registry));
   // Any body is read as JSON: pushers using curl -d (form content type) still get parsed, or a clear 400.
-  app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false }));
+  app.use(rejectNulInUrl);
+  app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false, verify: bodyHasNul }));
 
   // The push routes come first: they carry the traffic, and every layer before them is tested per request.
   const keyed = requireKey(auth);

@@ -62,6 +62,17 @@ describe('document push: errors', () => {
     expect((await svc.call('DELETE', `/v2/indexes/docs/documents/${'u'.repeat(512)}`)).status).toBe(204);
   });
 
+  it('400 for a NUL character anywhere (no store may hold one), a backslash-escaped one is text', async () => {
+    const body = (content: string) => `{"title":"t","content":${JSON.stringify(content)}}`;
+    const nul = await svc.call('PUT', '/v2/indexes/docs/documents/nul', body('a\u0000b'));
+    expect(nul.status).toBe(400);
+    expect(nul.body.message).toMatch(/NUL character/);
+    expect((await svc.call('PUT', '/v2/indexes/docs/documents/a%00b', page(1))).status).toBe(400);
+    expect((await svc.call('GET', '/v2/indexes/docs/documents?after-uid=%00')).status).toBe(400);
+    // A literal backslash before "u0000" is not a NUL.
+    expect((await svc.call('PUT', '/v2/indexes/docs/documents/slash', body('a\\u0000b'))).status).toBe(204);
+  });
+
   it('413 for a body over the limit, before reading it whole', async () => {
     const big = { title: 't', content: 'x'.repeat(21 * 1024 * 1024) };
     const r = await svc.call('PUT', '/v2/indexes/docs/documents/big', big);

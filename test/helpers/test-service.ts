@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
+import { freshSchema } from './postgres.js';
 import { buildApp, closeApp, flushApp } from '../../api/app.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { closeQueues, createPipelineQueues, type PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
@@ -64,8 +65,20 @@ export async function deleteKeys(redis: Redis, prefix: string) {
   } while (cursor !== '0');
 }
 
+/**
+ * The storage a test service runs on: SQLite in its data folder, or (QUARRY_TEST_STORAGE=postgres, to run
+ * any suite against it) a schema of its own in the run's PostgreSQL database.
+ */
+async function storageEnv(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  if (process.env.QUARRY_TEST_STORAGE !== 'postgres') return { env: {}, drop: async () => {} };
+  const url = inject('databaseUrl');
+  const { schema, drop } = await freshSchema(url);
+  return { env: { QUARRY_STORAGE: 'postgres', DATABASE_URL: url, QUARRY_DATABASE_SCHEMA: schema }, drop };
+}
+
 export async function startTestService(options: { workers?: boolean; env?: Record<string, string>; embedder?: Embedder; chatModel?: ChatModel | null } = {}): Promise<TestService> {
-  const { dataDir, prefix, env } = testEnv(options.env);
+  const backend = await storageEnv();
+  const { dataDir, prefix, env } = testEnv({ ...backend.env, ...options.env });
   const config = loadConfig(env);
   const log = createLogger('silent', 'test');
   const storage = await createStorage(config.storage, { commitThread: true });
@@ -124,6 +137,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       await deleteKeys(redis, prefix);
       redis.disconnect();
       await storage.close();
+      await backend.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
