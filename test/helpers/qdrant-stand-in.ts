@@ -1,0 +1,508 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+
+/**
+ * A stand-in for Qdrant 1.19 in tests: the subset of its REST API the vector index uses, over points
+ * held in memory (exact cosine search, the filter conditions the adapter sends, scroll by point id).
+ * Every request (path, query, body) and every answer is validated against Qdrant's own OpenAPI
+ * document with unknown properties rejected; a failure answers 400 (a bad answer: 500) and is kept
+ * in `violations`, which tests expect to stay empty. Part 1: the strict validator. Part 2: the server.
+ */
+
+const OPENAPI = fileURLToPath(new URL('../../../shared/data/qdrant/openapi-v1.19.json', import.meta.url));
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Schema = { [k: string]: Json };
+
+export interface Violation {
+  method: string;
+  url: string;
+  operation: string | null;
+  kind: 'route' | 'auth' | 'query' | 'body' | 'response' | 'unsupported';
+  errors: string[];
+}
+
+// ---------------------------------------------------------------- Part 1: the validator
+
+/**
+ * Rewrites OpenAPI 3.0 into what Ajv checks: `nullable` into a null type, refs into `definitions`,
+ * and every object schema that lists `properties` without saying `additionalProperties` closed.
+ * Composition: an object split across `allOf` branches (or a `properties` schema with `anyOf`/`oneOf`
+ * branches that add properties) is closed once, at the parent, with the union of the names; its
+ * branches stay open (a $ref branch points to an open copy of the component), else every branch
+ * would refuse the other branches' properties. Plain `anyOf`/`oneOf` alternatives are closed each.
+ */
+export function strictSchemas(components: Record<string, Json>): { definitions: Record<string, Schema>; strict: (schema: Json) => Json } {
+  const pristine = Object.fromEntries(Object.entries(components).map(([k, v]) => [k, openapiToJsonSchema(v)])) as Record<string, Schema>;
+  const refName = (ref: string) => ref.replace('#/definitions/', '');
+  const names = (s: Json, seen = new Set<string>()): string[] => {
+    if (!isObject(s)) return [];
+    if (typeof s.$ref === 'string') {
+      const ref = refName(s.$ref);
+      return seen.has(ref) ? [] : (seen.add(ref), names(pristine[ref], seen));
+    }
+    const own = isObject(s.properties) ? Object.keys(s.properties) : [];
+    const nested = (['allOf', 'anyOf', 'oneOf'] as const).flatMap((k) => (Array.isArray(s[k]) ? (s[k] as Json[]).flatMap((b) => names(b, seen)) : []));
+    return [...own, ...nested];
+  };
+  const openBranches = (branches: Json[]) =>
+    branches.map((b) => (isObject(b) && typeof b.$ref === 'string' ? { $ref: `#/definitions/${refName(b.$ref)}__open` } : close(b, false)));
+  function close(s: Json, closeHere: boolean): Json {
+    if (Array.isArray(s)) return s.map((x) => close(x, true));
+    if (!isObject(s)) return s;
+    if (!closeHere && typeof s.$ref === 'string') return { ...s, $ref: `#/definitions/${refName(s.$ref)}__open` };
+    const composed = Array.isArray(s.allOf) ? 'allOf' : isObject(s.properties) ? (['anyOf', 'oneOf'] as const).find((k) => Array.isArray(s[k])) ?? null : null;
+    const branchNames = composed ? names({ [composed]: s[composed] }) : [];
+    for (const [k, v] of Object.entries(s)) {
+      if (k === composed || (!closeHere && (k === 'anyOf' || k === 'oneOf' || k === 'allOf'))) {
+        // Branches stay open at their top (a $ref branch: the component's open copy); what they nest is closed.
+        s[k] = openBranches(v as Json[]);
+      } else if (k === 'properties' && isObject(v)) {
+        for (const [p, ps] of Object.entries(v)) v[p] = close(ps, true);
+      } else if (['items', 'additionalProperties', 'not', 'anyOf', 'oneOf', 'allOf'].includes(k)) {
+        s[k] = close(v, true);
+      }
+    }
+    if (composed && closeHere) {
+      const props = (isObject(s.properties) ? s.properties : (s.properties = {})) as Schema;
+      for (const n of branchNames) props[n] ??= {};
+    }
+    if (closeHere && isObject(s.properties) && !('additionalProperties' in s)) s.additionalProperties = false;
+    return s;
+  }
+  const definitions: Record<string, Schema> = {};
+  for (const [name, schema] of Object.entries(pristine)) {
+    definitions[name] = close(structuredClone(schema), true) as Schema;
+    definitions[`${name}__open`] = close(structuredClone(schema), false) as Schema;
+  }
+  return { definitions, strict: (schema) => close(openapiToJsonSchema(schema), true) };
+}
+
+/** `nullable` (OpenAPI 3.0) to JSON Schema types; refs from components to definitions; `example`s dropped. */
+function openapiToJsonSchema(s: Json): Json {
+  if (Array.isArray(s)) return s.map(openapiToJsonSchema);
+  if (!isObject(s)) return s;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'example' || k === 'deprecated' || k === 'nullable') continue;
+    if (k === '$ref' && typeof v === 'string') out[k] = v.replace('#/components/schemas/', '#/definitions/');
+    else if (k === 'properties' && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, openapiToJsonSchema(ps)]));
+    else out[k] = openapiToJsonSchema(v);
+  }
+  if (s.nullable !== true) return out;
+  if (typeof out.type === 'string') {
+    out.type = [out.type, 'null'];
+    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    return out;
+  }
+  const { description, default: _default, ...rest } = out;
+  return Object.keys(rest).length === 0 ? { type: 'null' } : { anyOf: [rest, { type: 'null' }] };
+}
+
+const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One operation of the API description: its method, path template and specification. */
+export interface Operation {
+  id: string;
+  method: string;
+  template: string;
+  pattern: RegExp;
+  pathParams: string[];
+  spec: Schema;
+}
+
+interface CompiledOperation {
+  params: Map<string, { in: string; required: boolean; validate: ValidateFunction }>;
+  body: ValidateFunction | null;
+  responses: Map<string, ValidateFunction | null>;
+}
+
+/** Qdrant's API description, compiled strictly, one operation at a time on first use. */
+export class OpenApiValidator {
+  private readonly ajv: Ajv;
+  private readonly operations: Operation[] = [];
+  private readonly compiled = new Map<string, CompiledOperation>();
+  private readonly strict: (schema: Json) => Json;
+
+  constructor(doc: Schema) {
+    this.ajv = new Ajv({ strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true, allErrors: true });
+    formats.default(this.ajv);
+    const uint = (max: number) => ({ type: 'number' as const, validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= max });
+    this.ajv.addFormat('uint', uint(2 ** 64)).addFormat('uint64', uint(2 ** 64)).addFormat('uint32', uint(2 ** 32 - 1)).addFormat('uint8', uint(255));
+    this.ajv.addFormat('partial-date-time', /^\d{2}:\d{2}:\d{2}(\.\d+)?$/);
+    const { definitions, strict } = strictSchemas((doc.components as Schema).schemas as Record<string, Json>);
+    this.ajv.addSchema({ $id: 'qdrant', definitions });
+    this.strict = strict;
+    for (const [template, item] of Object.entries(doc.paths as Record<string, Schema>)) {
+      for (const [method, spec] of Object.entries(item)) {
+        if (!isObject(spec) || typeof spec.operationId !== 'string') continue;
+        const pathParams: string[] = [];
+        const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_, name: string) => (pathParams.push(name), '([^/]+)'));
+        this.operations.push({ id: spec.operationId, method: method.toUpperCase(), template, pattern: new RegExp(`^${source}$`), pathParams, spec });
+      }
+    }
+    // A literal segment beats a parameter (`/collections/aliases` before `/collections/{collection_name}`).
+    this.operations.sort((a, b) => a.pathParams.length - b.pathParams.length);
+  }
+
+  /** The operation for a method and path, with its path parameters. */
+  route(method: string, path: string): { operation: Operation; params: Record<string, string> } | null {
+    for (const operation of this.operations) {
+      const m = operation.method === method ? operation.pattern.exec(path) : null;
+      if (m) return { operation, params: Object.fromEntries(operation.pathParams.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
+    }
+    return null;
+  }
+
+  /** Problems with the path and query parameters: unknown or repeated names, missing required ones, invalid values. */
+  checkParams(operation: Operation, path: Record<string, string>, query: URLSearchParams): string[] {
+    const { params } = this.compile(operation);
+    const errors: string[] = [];
+    const seen = new Set<string>();
+    for (const [name, raw] of query) {
+      const p = params.get(name);
+      if (!p || p.in !== 'query') errors.push(`unknown query parameter "${name}"`);
+      else if (seen.has(name)) errors.push(`query parameter "${name}" given twice`);
+      else if (!p.validate(raw) && !p.validate(queryValue(raw))) errors.push(`query parameter ${name}=${raw}: ${describe(p.validate.errors)}`);
+      seen.add(name);
+    }
+    for (const [name, p] of params) {
+      if (p.in === 'query' && p.required && !query.has(name)) errors.push(`missing query parameter "${name}"`);
+      if (p.in === 'path' && !p.validate(path[name])) errors.push(`path parameter ${name}: ${describe(p.validate.errors)}`);
+    }
+    return errors;
+  }
+
+  /** Problems with a request body (undefined: none sent). */
+  checkBody(operation: Operation, body: unknown): string[] {
+    const validate = this.compile(operation).body;
+    if (!validate) return body === undefined ? [] : ['this operation takes no request body'];
+    if (body === undefined) return []; // Qdrant's request bodies are all optional here
+    return validate(body) ? [] : [describe(validate.errors)];
+  }
+
+  /** Problems with an answer: an undocumented status, or a body its schema refuses. */
+  checkResponse(operation: Operation, status: number, body: unknown): string[] {
+    const { responses } = this.compile(operation);
+    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => responses.has(k));
+    if (!key) return [`status ${status} is not documented for ${operation.id}`];
+    const validate = responses.get(key)!;
+    return !validate || validate(body) ? [] : [describe(validate.errors)];
+  }
+
+  private compile(operation: Operation): CompiledOperation {
+    const done = this.compiled.get(operation.id);
+    if (done) return done;
+    const schemaOf = (s: Json) => this.ajv.compile(withRootRefs(this.strict(s)) as Schema);
+    const params = new Map<string, { in: string; required: boolean; validate: ValidateFunction }>();
+    for (const p of (operation.spec.parameters ?? []) as Schema[]) {
+      params.set(p.name as string, { in: p.in as string, required: p.required === true, validate: schemaOf(p.schema) });
+    }
+    const json = (c: Json) => (isObject(c) && isObject(c.content) && isObject(c.content['application/json']) ? (c.content['application/json'].schema as Json) : null);
+    const bodySchema = operation.spec.requestBody ? json(operation.spec.requestBody) : null;
+    const responses = new Map<string, ValidateFunction | null>();
+    for (const [status, r] of Object.entries(operation.spec.responses as Schema)) {
+      const s = json(r);
+      responses.set(status, s ? schemaOf(s) : null);
+    }
+    const compiled = { params, body: bodySchema ? schemaOf(bodySchema) : null, responses };
+    this.compiled.set(operation.id, compiled);
+    return compiled;
+  }
+}
+
+/** A schema inside an operation refers to the compiled components. */
+function withRootRefs(s: Json): Json {
+  if (Array.isArray(s)) return s.map(withRootRefs);
+  if (!isObject(s)) return s;
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? `qdrant${v}` : withRootRefs(v)]));
+}
+
+/** A query value as Qdrant's parser reads it: booleans and numbers, else the string. */
+function queryValue(raw: string): unknown {
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .slice(0, 12)
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : ''}`)
+    .join('; ');
+}
+
+let shared: OpenApiValidator | null = null;
+
+/** The validator for Qdrant 1.19's document (compiled once per test process). */
+export function qdrantValidator(): OpenApiValidator {
+  if (!existsSync(OPENAPI)) throw new Error(`Qdrant's API description is missing: ${OPENAPI}`);
+  return (shared ??= new OpenApiValidator(JSON.parse(readFileSync(OPENAPI, 'utf8')) as Schema));
+}
+
+// ---------------------------------------------------------------- Part 2: the server
+
+interface StoredPoint {
+  id: string | number;
+  vector: number[];
+  payload: Record<string, unknown>;
+  version: number;
+}
+
+interface Collection {
+  size: number;
+  points: Map<string, StoredPoint>;
+  payloadSchema: Map<string, unknown>;
+}
+
+export interface QdrantStandIn {
+  url: string;
+  /** Requests or answers that Qdrant's API description refuses, unknown routes, a wrong api key. */
+  violations: Violation[];
+  /** Operations served, in order, with their query strings. */
+  calls: { operation: string; query: string }[];
+  collections: Map<string, Collection>;
+  close(): Promise<void>;
+}
+
+/** Not the adapter's business, so the stand-in does not implement it (answers 501, counted as a violation). */
+class Unsupported extends Error {}
+
+class QdrantError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Handler = (c: { collections: Map<string, Collection>; name: string; body: Schema; nextVersion: () => number }) => Json;
+
+const HANDLERS: Record<string, Handler> = {
+  root: () => ({ title: 'qdrant - vector search engine', version: '1.19.0', commit: 'stand-in' }),
+  collection_exists: ({ collections, name }) => ({ exists: collections.has(name) }),
+  create_collection: ({ collections, name, body }) => {
+    const vectors = body.vectors as Schema | undefined;
+    if (!vectors || typeof vectors.size !== 'number' || vectors.distance !== 'Cosine') throw new Unsupported('only one unnamed Cosine vector');
+    if (collections.has(name)) throw new QdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
+    collections.set(name, { size: vectors.size, points: new Map(), payloadSchema: new Map() });
+    return true;
+  },
+  delete_collection: ({ collections, name }) => collections.delete(name),
+  create_field_index: ({ collections, name, body, nextVersion }) => {
+    collection(collections, name).payloadSchema.set(body.field_name as string, body.field_schema);
+    return { operation_id: nextVersion(), status: 'completed' };
+  },
+  upsert_points: ({ collections, name, body, nextVersion }) => {
+    const c = collection(collections, name);
+    if (!Array.isArray(body.points) || body.update_filter || body.update_mode || body.shard_key) throw new Unsupported('upsert of a points list only');
+    const version = nextVersion();
+    const points = (body.points as Schema[]).map((p) => {
+      if (!Array.isArray(p.vector) || !p.vector.every((x) => typeof x === 'number')) throw new Unsupported('one unnamed dense vector per point');
+      if (p.vector.length !== c.size) throw new QdrantError(400, `Wrong input: Vector dimension error: expected dim: ${c.size}, got ${p.vector.length}`);
+      return { id: p.id as string | number, vector: unit(p.vector as number[]), payload: (p.payload ?? {}) as Record<string, unknown>, version };
+    });
+    for (const p of points) c.points.set(idKey(p.id), p);
+    return { operation_id: version, status: 'completed' };
+  },
+  delete_points: ({ collections, name, body, nextVersion }) => {
+    const c = collection(collections, name);
+    if (body.shard_key) throw new Unsupported('shard keys');
+    for (const [key, p] of c.points) {
+      if (Array.isArray(body.points) ? body.points.some((id) => idKey(id as string) === key) : matches(body.filter as Schema, p)) c.points.delete(key);
+    }
+    return { operation_id: nextVersion(), status: 'completed' };
+  },
+  query_points: ({ collections, name, body }) => {
+    const c = collection(collections, name);
+    for (const k of ['prefetch', 'using', 'params', 'score_threshold', 'lookup_from', 'shard_key']) if (body[k] != null) throw new Unsupported(`query ${k}`);
+    if (body.with_vector) throw new Unsupported('with_vector');
+    if (!Array.isArray(body.query) || !body.query.every((x) => typeof x === 'number')) throw new Unsupported('a dense vector query only');
+    if (body.query.length !== c.size) throw new QdrantError(400, `Wrong input: Vector dimension error: expected dim: ${c.size}, got ${body.query.length}`);
+    const q = unit(body.query as number[]);
+    const scored = [...c.points.values()]
+      .filter((p) => matches(body.filter as Schema | undefined, p))
+      .map((p) => ({ p, score: p.vector.reduce((s, x, i) => s + x * q[i], 0) }))
+      .sort((a, b) => b.score - a.score || compareIds(a.p.id, b.p.id));
+    const offset = (body.offset as number | undefined) ?? 0;
+    const limit = (body.limit as number | undefined) ?? 10;
+    return { points: scored.slice(offset, offset + limit).map(({ p, score }) => ({ id: p.id, version: p.version, score, ...withPayload(p, body.with_payload, false) })) } as Json;
+  },
+  scroll_points: ({ collections, name, body }) => {
+    const c = collection(collections, name);
+    if (body.order_by != null || body.shard_key != null) throw new Unsupported('scroll order_by, shard keys');
+    if (body.with_vector) throw new Unsupported('with_vector');
+    const from = body.offset ?? null;
+    const sorted = [...c.points.values()]
+      .filter((p) => (from === null || compareIds(p.id, from as string | number) >= 0) && matches(body.filter as Schema | undefined, p))
+      .sort((a, b) => compareIds(a.id, b.id));
+    const limit = (body.limit as number | undefined) ?? 10;
+    const page = sorted.slice(0, limit).map((p) => ({ id: p.id, ...withPayload(p, body.with_payload, true) }));
+    return { points: page, next_page_offset: sorted.length > limit ? sorted[limit].id : null } as Json;
+  },
+  count_points: ({ collections, name, body }) => {
+    if (body.shard_key) throw new Unsupported('shard keys');
+    return { count: [...collection(collections, name).points.values()].filter((p) => matches(body.filter as Schema | undefined, p)).length };
+  },
+};
+
+function collection(collections: Map<string, Collection>, name: string): Collection {
+  const c = collections.get(name);
+  if (!c) throw new QdrantError(404, `Not found: Collection \`${name}\` doesn't exist!`);
+  return c;
+}
+
+/** Stored as Qdrant stores Cosine vectors: normalised, so a dot product is the cosine. */
+function unit(v: number[]): number[] {
+  const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
+  return v.map((x) => x / norm);
+}
+
+/** UUIDs compare as Qdrant's u128 (lowercase hex, fixed layout: string order); integers before UUIDs. */
+const idKey = (id: string | number) => (typeof id === 'number' ? `n:${String(id).padStart(20, '0')}` : `u:${id.toLowerCase()}`);
+const compareIds = (a: string | number, b: string | number) => (idKey(a) < idKey(b) ? -1 : idKey(a) > idKey(b) ? 1 : 0);
+
+function withPayload(p: StoredPoint, selector: Json | undefined, byDefault: boolean): { payload?: Record<string, unknown> } {
+  const want = selector ?? byDefault;
+  if (want === false) return {};
+  if (want === true) return { payload: p.payload };
+  const pick = (keys: string[], keep: boolean) => Object.fromEntries(Object.entries(p.payload).filter(([k]) => keys.includes(k) === keep));
+  if (Array.isArray(want)) return { payload: pick(want as string[], true) };
+  if (isObject(want) && Array.isArray(want.include)) return { payload: pick(want.include as string[], true) };
+  if (isObject(want) && Array.isArray(want.exclude)) return { payload: pick(want.exclude as string[], false) };
+  throw new Unsupported('payload selector');
+}
+
+/** Qdrant's filter semantics for the conditions the adapter uses: must, should, must_not, nested filters, match value/any, range. */
+function matches(filter: Schema | undefined | null, p: StoredPoint): boolean {
+  if (!filter) return true;
+  if (filter.min_should != null) throw new Unsupported('min_should');
+  const list = (c: Json | undefined) => (c == null ? [] : Array.isArray(c) ? c : [c]) as Schema[];
+  const should = list(filter.should);
+  return (
+    list(filter.must).every((c) => condition(c, p)) &&
+    (should.length === 0 || should.some((c) => condition(c, p))) &&
+    !list(filter.must_not).some((c) => condition(c, p))
+  );
+}
+
+function condition(c: Schema, p: StoredPoint): boolean {
+  if (typeof c.key !== 'string') {
+    if (['must', 'should', 'must_not', 'min_should'].some((k) => k in c)) return matches(c, p);
+    throw new Unsupported(`condition ${Object.keys(c).join(',')}`);
+  }
+  for (const k of ['geo_bounding_box', 'geo_radius', 'geo_polygon', 'values_count', 'is_empty', 'is_null']) if (c[k] != null) throw new Unsupported(`condition ${k}`);
+  if (c.key.includes('.') || c.key.includes('[')) throw new Unsupported('nested payload paths');
+  const raw = p.payload[c.key];
+  const values = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw];
+  const match = c.match as Schema | null | undefined;
+  const range = c.range as Schema | null | undefined;
+  if (match) {
+    if ('value' in match) return values.some((v) => sameValue(v, match.value));
+    if (Array.isArray(match.any)) return values.some((v) => (match.any as Json[]).some((x) => sameValue(v, x)));
+    throw new Unsupported(`match ${Object.keys(match).join(',')}`);
+  }
+  if (range) {
+    if (Object.values(range).some((b) => typeof b === 'string')) throw new Unsupported('datetime ranges');
+    const { lt, lte, gt, gte } = range as Record<string, number | null | undefined>;
+    return values.some(
+      (v) => typeof v === 'number' && (lt == null || v < lt) && (lte == null || v <= lte) && (gt == null || v > gt) && (gte == null || v >= gte),
+    );
+  }
+  throw new Unsupported('a field condition without match or range');
+}
+
+/** Keyword matches strings, integer matches integers, bool matches booleans: no conversions. */
+function sameValue(stored: unknown, wanted: Json): boolean {
+  if (typeof wanted === 'number') return typeof stored === 'number' && Number.isInteger(stored) && stored === wanted;
+  return typeof stored === typeof wanted && stored === wanted;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  return body;
+}
+
+/** Starts the stand-in on a loopback port. With `apiKey`, requests must carry it in the `api-key` header. */
+export async function startQdrantStandIn(options: { apiKey?: string } = {}): Promise<QdrantStandIn> {
+  const validator = qdrantValidator();
+  const violations: Violation[] = [];
+  const calls: QdrantStandIn['calls'] = [];
+  const collections = new Map<string, Collection>();
+  let version = 0;
+  const nextVersion = () => ++version;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const text = await readBody(req);
+    const started = performance.now();
+    const send = (operation: Operation | null, status: number, body: Json) => {
+      if (operation) {
+        const errors = validator.checkResponse(operation, status, body);
+        if (errors.length) {
+          violations.push({ method, url: req.url ?? '', operation: operation.id, kind: 'response', errors });
+          [status, body] = [500, { status: { error: `stand-in answer refused by the API description: ${errors.join('; ')}` }, time: 0 }];
+        }
+      }
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    const fail = (operation: Operation | null, status: number, kind: Violation['kind'] | null, errors: string[]) => {
+      if (kind) violations.push({ method, url: req.url ?? '', operation: operation?.id ?? null, kind, errors });
+      send(operation, status, { status: { error: errors.join('; ') }, time: (performance.now() - started) / 1000 });
+    };
+
+    const route = validator.route(method, url.pathname);
+    if (!route) return fail(null, 404, 'route', [`no operation ${method} ${url.pathname} in Qdrant's API`]);
+    const { operation, params } = route;
+    if (options.apiKey && req.headers['api-key'] !== options.apiKey) {
+      return fail(operation, 401, 'auth', ['Must provide an API key or an Authorization bearer token']);
+    }
+    let body: unknown;
+    if (text.length) {
+      if (!String(req.headers['content-type']).includes('application/json')) return fail(operation, 400, 'body', ['body without content-type application/json']);
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return fail(operation, 400, 'body', ['body is not JSON']);
+      }
+    }
+    const queryErrors = validator.checkParams(operation, params, url.searchParams);
+    if (queryErrors.length) return fail(operation, 400, 'query', queryErrors);
+    const bodyErrors = validator.checkBody(operation, body);
+    if (bodyErrors.length) return fail(operation, 400, 'body', bodyErrors);
+    const handler = HANDLERS[operation.id];
+    if (!handler) return fail(operation, 501, 'unsupported', [`the stand-in does not implement ${operation.id}`]);
+    calls.push({ operation: operation.id, query: url.search });
+    try {
+      const result = handler({ collections, name: params.collection_name, body: (body ?? {}) as Schema, nextVersion });
+      const time = (performance.now() - started) / 1000;
+      send(operation, 200, operation.id === 'root' ? result : { result, status: 'ok', time });
+    } catch (e) {
+      if (e instanceof QdrantError) return fail(operation, e.status, null, [e.message]);
+      if (e instanceof Unsupported) return fail(operation, 501, 'unsupported', [`the stand-in does not implement ${e.message}`]);
+      throw e;
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => res.writeHead(500).end(String(e)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    violations,
+    calls,
+    collections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
