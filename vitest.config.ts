@@ -1,13 +1,29 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  globalSetup: ['test/helpers/global-redis.ts', 'test/helpers/global-postgres.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+};
+
 export default defineConfig({
   test: {
-    globalSetup: ['test/helpers/global-redis.ts', 'test/helpers/global-postgres.ts'],
-    include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
     // Integration files start worker processes and push hundreds of pages; two at a time suits 2 cores.
     maxWorkers: 2,
+    projects: [
+      { test: { ...shared, name: 'embedded', include: ['test/**/*.test.ts'] } },
+      // The HTTP suites again with PostgreSQL as the store: every check of the three interfaces must
+      // hold on both backends (the fuzzers run on the embedded default only, to keep the run short).
+      {
+        test: {
+          ...shared,
+          name: 'postgres',
+          include: ['test/api/*.test.ts'],
+          exclude: ['test/api/*-fuzz.test.ts', 'test/api/search-cors.test.ts', 'test/api/rate-limit.test.ts'],
+          env: { QUARRY_TEST_STORAGE: 'postgres' },
+        },
+      },
+    ],
   },
 });

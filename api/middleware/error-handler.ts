@@ -24,9 +24,22 @@ function fromParser(err: HttpParserError): AppError | null {
   }
 }
 
+/** Network failures, and PostgreSQL's connection (08), resource (53) and shutdown (57P) classes. */
+const UNAVAILABLE_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|08\w{3}|53\w{3}|57P0\d)$/;
+
+/** A store or index that cannot be reached is a 503 the client may retry, not a bug (500). */
+function fromDependency(err: unknown): AppError | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  const timeout = err instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(err.message);
+  if ((typeof code === 'string' && UNAVAILABLE_CODES.test(code)) || timeout) {
+    return new AppError('dependency_unavailable', 'A storage service is unavailable; nothing was changed, retry shortly');
+  }
+  return null;
+}
+
 /** The one place errors become responses: 4xx logged at info, 5xx at error; no internals leak. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const appError = err instanceof AppError ? err : fromParser(err as HttpParserError);
+  const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromDependency(err));
   const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
   if (e.status >= 500) req.log?.error({ reqId: req.id, err }, 'request failed');
   else req.log?.info({ reqId: req.id, error: e.kind, message: e.message }, 'request rejected');

@@ -46,14 +46,9 @@ async function createConfig(variant: 'tool' | 'ui', extra: Record<string, unknow
   return r.body.uid as string;
 }
 
-/** Every table's row count in events.db and quarry.db, plus the service's Redis keys: what "no trace" compares. */
+/** Every table's row count in the storage, plus the service's Redis keys: what "no trace" compares. */
 async function footprint() {
-  const counts: Record<string, number> = {};
-  for (const db of [svc.storage.events as unknown as { db: import('better-sqlite3').Database }]) {
-    for (const { name } of db.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]) {
-      counts[name] = (db.db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n;
-    }
-  }
+  const counts = await svc.tableCounts();
   const keys = (await svc.redis.keys(`${svc.prefix}:*`)).filter((k) => !k.includes(':bull:') && !k.includes(':metrics:')).sort();
   // Values too: a rate-limit counter that moved would be a trace of the request.
   const values = await Promise.all(keys.map(async (k) => ((await svc.redis.type(k)) === 'string' ? svc.redis.get(k) : svc.redis.type(k))));

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { inject } from 'vitest';
+import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { freshSchema } from './postgres.js';
 import { buildApp, closeApp, flushApp } from '../../api/app.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
@@ -35,6 +38,8 @@ export interface TestService {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   /** Writes buffered search events now, instead of within the next 200 ms. */
   flushEvents(): Promise<void>;
+  /** Row count of every table the storage keeps, whichever backend: what "left no trace" compares. */
+  tableCounts(): Promise<Record<string, number>>;
   /** Document uids a content search over these text fields finds (the keyword index search reads). */
   keywordUids(indexUid: string, query: string, fields: string[], limit?: number): Promise<string[]>;
   /** The nearest sections in the vector index search reads (of `model`'s vectors), best first. */
@@ -116,6 +121,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
       return { status: res.status, body: parsed, headers: res.headers };
     },
     flushEvents: () => flushApp(app),
+    tableCounts: () => tableCounts(config),
     async keywordUids(indexUid, query, fields, limit = 10) {
       const r = await service.call('POST', '/v1/content/search', { index_uid: indexUid, query, boosting: fields.join(' '), filter: '', fields: [], limit });
       if (r.status !== 200) throw new Error(`content search answered ${r.status}: ${JSON.stringify(r.body)}`);
@@ -142,6 +148,36 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
     },
   };
   return service;
+}
+
+async function tableCounts(config: Config): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  if (config.storage.backend === 'postgres') {
+    const client = new pg.Client({ connectionString: config.storage.databaseUrl! });
+    await client.connect();
+    try {
+      const tables = await client.query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`, [config.storage.schema]);
+      for (const { name } of tables.rows) {
+        const r = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${pg.escapeIdentifier(config.storage.schema)}.${pg.escapeIdentifier(name)}`);
+        counts[name] = Number(r.rows[0].n);
+      }
+    } finally {
+      await client.end();
+    }
+    return counts;
+  }
+  for (const file of Object.values(DB_FILES)) {
+    const db = new Database(join(config.storage.dataDir, file), { readonly: true });
+    try {
+      for (const { name } of db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]) {
+        counts[`${file}:${name}`] = (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n;
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return counts;
 }
 
 /** Polls until fn returns a truthy value or the time is up; returns the last value. */

@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Worker } from 'bullmq';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,10 +98,8 @@ describe('the ingestion pipeline', () => {
       return s.indexed === 3 ? s : null;
     });
     expect(done.embedder).toBe(modelB.id);
-    const search = new Database(join(svc.dataDir, 'search.db'), { readonly: true });
-    const models = search.prepare(`SELECT DISTINCT vector_model FROM sections WHERE index_id = ?`).pluck().all((await svc.storage.indexes.get('models'))!.id);
-    search.close();
-    expect(models).toEqual([modelB.id]);
+    const sections = await svc.storage.sections.sections((await svc.storage.indexes.get('models'))!.id);
+    expect([...new Set(sections.map((s) => s.vectorModel))]).toEqual([modelB.id]);
     expect(stub.state.byModel['stub-b']).toBeGreaterThanOrEqual(3);
     const [probe] = await modelB.embed(['Doc 1\ntext 1']);
     expect((await svc.vectorHits('models', probe, 1, modelB.id))[0].uid).toBe('d1');
