@@ -1,0 +1,22 @@
+# Quarry: one image for API, indexing-worker and generation-worker processes (the command chooses).
+# Node 22: @qdrant/js-client-rest 1.19 and sanitize-html 2.18 declare Node 22 as their minimum.
+FROM node:22-bookworm-slim AS deps
+WORKDIR /app
+# better-sqlite3 compiles from source where no prebuilt binary is reachable.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:22-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production QUARRY_DATA_DIR=/data
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY api ./api
+COPY workers ./workers
+COPY shared ./shared
+COPY scripts ./scripts
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 8080
+CMD ["node", "--import", "tsx", "api/main.ts"]
