@@ -55,8 +55,12 @@ export class SqliteSectionStore implements SectionStore {
       lastChange: db.prepare<[number], number>(`SELECT coalesce(max(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
       firstChange: db.prepare<[number], number>(`SELECT coalesce(min(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
       // One sequence for all indexes: keeping the newest `keep` overall keeps at least as many per
-      // index, and the newest entry always stays, so a reader can tell "nothing new" from "pruned past me".
-      prune: db.prepare(`DELETE FROM changes WHERE seq < (SELECT max(seq) FROM changes) AND seq <= (SELECT max(seq) FROM changes) - ?`),
+      // index, and each index's newest entry always stays, so a reader can tell "nothing new" from
+      // "pruned past me".
+      prune: db.prepare(
+        `DELETE FROM changes WHERE seq <= (SELECT max(seq) FROM changes) - ?
+           AND seq < (SELECT max(c.seq) FROM changes c WHERE c.index_id = changes.index_id)`,
+      ),
       allSections: db.prepare<[number], SectionRowView>(
         `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
       ),
