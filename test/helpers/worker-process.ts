@@ -21,7 +21,7 @@ async function spawnProcess(script: string, ready: string, env: Record<string, s
   });
   let output = '';
   await new Promise<void>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${script} did not start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => fail(new Error(`${script} did not start within 90 s:\n${output}`)), 90_000);
     const onData = (d: Buffer) => {
       output += d.toString();
       if (output.includes(ready)) {

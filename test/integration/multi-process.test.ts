@@ -92,7 +92,7 @@ beforeAll(async () => {
   const [pa, pb] = [await freePort(), await freePort()];
   apis.push(`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pb}`);
   await Promise.all([startApi('api-a', pa), startApi('api-b', pb), startWorker('worker-1'), startWorker('worker-2')]);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await Promise.all([...procs.values()].map((p) => stopProcess(p, 'SIGKILL')));
