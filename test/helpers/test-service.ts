@@ -105,21 +105,7 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
 
   const service: TestService = {
     url, config, storage, queues, redis, prefix, dataDir, embedder,
-    async call(method, path, body, headers = {}) {
-      const h = new Headers({ 'content-type': 'application/json', 'x-api-key': MASTER_KEY });
-      for (const [k, v] of Object.entries(headers)) h.set(k, v);
-      const res = await fetch(url + path, {
-        method,
-        headers: h,
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {}
-      return { status: res.status, body: parsed, headers: res.headers };
-    },
+    call: (method, path, body, headers) => callJson(url, method, path, body, headers),
     flushEvents: () => flushApp(app),
     tableCounts: () => tableCounts(config),
     async keywordUids(indexUid, query, fields, limit = 10) {
@@ -178,6 +164,23 @@ async function tableCounts(config: Config): Promise<Record<string, number>> {
     }
   }
   return counts;
+}
+
+/** A JSON request with the master key (a header given as '' or another value replaces it); the body parsed when it is JSON. */
+export async function callJson(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const h = new Headers({ 'content-type': 'application/json', 'x-api-key': MASTER_KEY });
+  for (const [k, v] of Object.entries(headers)) h.set(k, v);
+  const res = await fetch(base + path, {
+    method,
+    headers: h,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {}
+  return { status: res.status, body: parsed, headers: res.headers };
 }
 
 /** Polls until fn returns a truthy value or the time is up; returns the last value. */

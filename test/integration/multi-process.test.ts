@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { freePort } from '../../scripts/redis-launcher.mjs';
 import { freshSchema } from '../helpers/postgres.js';
 import { startQdrantStandIn, type QdrantStandIn } from '../helpers/qdrant-stand-in.js';
-import { deleteKeys, MASTER_KEY, waitFor } from '../helpers/test-service.js';
+import { callJson, deleteKeys, MASTER_KEY, waitFor } from '../helpers/test-service.js';
 import { spawnApi, spawnWorker, stopProcess } from '../helpers/worker-process.js';
 
 /**
@@ -20,12 +20,6 @@ import { spawnApi, spawnWorker, stopProcess } from '../helpers/worker-process.js
  * QUARRY_SECRET is given: the APIs must agree on the one kept in the store.
  */
 const FAST = { QUARRY_JOB_LOCK_SECONDS: '3', QUARRY_RECONCILE_SECONDS: '1', QUARRY_RECONCILE_GRACE_SECONDS: '2', QUARRY_PIPELINE_BATCH: '32' };
-
-interface Reply {
-  status: number;
-  body: any;
-  headers: Headers;
-}
 
 let qdrant: QdrantStandIn;
 let schema: { schema: string; drop(): Promise<void> };
@@ -50,19 +44,7 @@ async function startWorker(name: string) {
   procs.set(name, await spawnWorker({ ...env, QUARRY_DATA_DIR: ownDir(), QUARRY_WORKER_CONCURRENCY: '2' }));
 }
 
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-api-key': MASTER_KEY, ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {}
-  return { status: res.status, body: parsed, headers: res.headers };
-}
+const call = callJson;
 
 const page = (i: number, token = `tok${i}`) => ({ title: `Page ${i}`, content: `<h2>Part ${i}</h2><p>About ${token} and shared words.</p>` });
 
