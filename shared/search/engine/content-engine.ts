@@ -41,14 +41,17 @@ export class ContentEngine {
     const index = await this.storage.indexes.get(indexUid);
     if (!index) return null;
     let state = this.states.get(index.id);
-    // A new definition, or a feed pruned past what this copy has read: load the index afresh.
-    if (!state || state.index.updatedAt !== index.updatedAt || state.seq < (await this.storage.sections.firstChange(index.id)) - 1) {
-      const loaded = await this.load(index.id);
-      if (!loaded) return null;
-      state = loaded;
+    // A new definition, or a feed pruned past what this copy had read: load the index afresh.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (!state || state.index.updatedAt !== index.updatedAt || state.behindFeed) {
+        const loaded = await this.load(index.id);
+        if (!loaded) return null;
+        state = loaded;
+      }
+      await this.follower(state).run();
+      if (!state.behindFeed) break;
     }
-    await this.follower(state).run();
-    return state;
+    return state!;
   }
 
   /** Whether a vector search of this index can find anything (always asked when vectors are external). */
@@ -116,9 +119,14 @@ export class ContentEngine {
   }
 
   private async catchUp(state: IndexState): Promise<void> {
-    for (;;) {
+    for (let first = true; ; first = false) {
       const changes = await this.storage.sections.changesSince(state.index.id, state.seq, CHANGE_BATCH);
       if (changes.length === 0) return;
+      // Only when something changed can entries this copy never read have been pruned: one more read then.
+      if (first && state.seq < (await this.storage.sections.firstChange(state.index.id)) - 1) {
+        state.behindFeed = true;
+        return;
+      }
       const uids = [...new Set(changes.map((c) => c.uid))];
       const byDoc = new Map<string, SectionView[]>(uids.map((u) => [u, []]));
       for (let i = 0; i < uids.length; i += FIELDS_BATCH) {

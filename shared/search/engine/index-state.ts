@@ -25,7 +25,10 @@ export class IndexState {
   readonly docFields = new Map<string, DocumentFields>();
   private readonly docTerms = new Map<string, Map<string, string[]>>();
   readonly analyzer: Analyzer;
+  /** The change-feed entry this copy has applied up to. */
   seq = 0;
+  /** Set when the feed was pruned past `seq`: this copy must be loaded again. */
+  behindFeed = false;
   /**
    * Per filter string, each unit's verdict (0 not yet known, 1 passes, -1 fails), filled lazily by
    * queries, like Solr's filterCache: apps send the same few filters again and again. Any change to
