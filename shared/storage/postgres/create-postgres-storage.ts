@@ -1,0 +1,52 @@
+import type { Storage } from '../ports/storage.js';
+import type { VectorIndex } from '../ports/vector-index.js';
+import { PgConfigurationStore } from './pg-configuration-store.js';
+import { PgConversationStore } from './pg-conversation-store.js';
+import { PgDocumentStore } from './pg-document-store.js';
+import { PgEventStore } from './pg-event-store.js';
+import { PgIndexRegistry } from './pg-index-registry.js';
+import { PgKeyStore } from './pg-key-store.js';
+import { migratePostgres } from './pg-migrations.js';
+import { createPgPool } from './pg-pool.js';
+import { PgSectionStore } from './pg-section-store.js';
+
+export interface PostgresStorageOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Schema holding Quarry's tables, created when missing; default `public`. */
+  schema?: string;
+  /** Pooled connections per process; default 10. */
+  poolSize?: number;
+  /** The external vector index paired with this storage, or null (vectors kept with the sections). */
+  vectors: VectorIndex | null;
+}
+
+/** The scale-out mode: every store in one PostgreSQL database that any number of processes share. */
+export async function createPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+  const schema = options.schema ?? 'public';
+  const pool = await createPgPool({ url: options.url, schema, poolSize: options.poolSize });
+  try {
+    await migratePostgres(pool, schema);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return {
+    backend: 'postgres',
+    indexes: new PgIndexRegistry(pool),
+    documents: new PgDocumentStore(pool),
+    sections: new PgSectionStore(pool),
+    vectors: options.vectors,
+    keys: new PgKeyStore(pool),
+    configurations: new PgConfigurationStore(pool),
+    conversations: new PgConversationStore(pool),
+    events: new PgEventStore(pool),
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: async () => {
+      await options.vectors?.close();
+      await pool.end();
+    },
+  };
+}

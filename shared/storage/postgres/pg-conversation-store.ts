@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import type { ConversationStore, ConversationSummary, ConversationTurnRecord, StoredReference } from '../ports/conversation-store.js';
+import { inTransaction, pgText } from './pg-transaction.js';
+
+interface TurnRow {
+  seq: number;
+  question: string;
+  reply: string;
+  refs: string;
+  at: number;
+}
+
+export class PgConversationStore implements ConversationStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async turns(uid: string, id: string, limit: number): Promise<ConversationTurnRecord[]> {
+    const { rows } = await this.pool.query<TurnRow>(
+      `SELECT seq, question, reply, refs, at FROM conversation_turns WHERE configuration_uid = $1 AND conversation_id = $2
+       ORDER BY seq DESC LIMIT $3`,
+      [uid, id, limit],
+    );
+    return rows.reverse().map((r) => ({
+      seq: r.seq, question: r.question, reply: r.reply, references: JSON.parse(r.refs) as StoredReference[], at: r.at,
+    }));
+  }
+
+  async exists(uid: string, id: string) {
+    const { rows } = await this.pool.query(`SELECT 1 FROM conversations WHERE configuration_uid = $1 AND id = $2`, [uid, id]);
+    return rows.length > 0;
+  }
+
+  async append(uid: string, id: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>) {
+    await inTransaction(this.pool, async (c) => {
+      // The upsert locks the conversation's row, so concurrent appends number their turns one after another.
+      await c.query(
+        `INSERT INTO conversations (configuration_uid, id, session, latest_url, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
+         ON CONFLICT (configuration_uid, id) DO UPDATE
+           SET latest_url = coalesce(excluded.latest_url, conversations.latest_url), updated_at = excluded.updated_at`,
+        [uid, id, session, turn.references[0]?.url ?? null, turn.at],
+      );
+      await c.query(
+        `INSERT INTO conversation_turns (configuration_uid, conversation_id, seq, question, reply, refs, at)
+         SELECT $1, $2, coalesce(max(seq), 0) + 1, $3::text, $4::text, $5::text, $6::bigint FROM conversation_turns
+         WHERE configuration_uid = $1 AND conversation_id = $2`,
+        [uid, id, pgText(turn.question), pgText(turn.reply), JSON.stringify(turn.references), turn.at],
+      );
+    });
+  }
+
+  async list(uid: string, from: number, to: number): Promise<ConversationSummary[]> {
+    const { rows } = await this.pool.query<{ id: string; latest_url: string | null; updated_at: number }>(
+      `SELECT c.id, c.latest_url, c.updated_at FROM conversations c
+       WHERE c.configuration_uid = $1 AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
+         AND t.conversation_id = c.id AND t.at >= $2 AND t.at < $3)
+       ORDER BY c.updated_at DESC, c.id LIMIT 10000`,
+      [uid, from, to],
+    );
+    return rows.map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at }));
+  }
+}

@@ -1,0 +1,72 @@
+import pg from 'pg';
+
+export interface PgPoolOptions {
+  url: string;
+  /** Schema every table lives in (created when missing); default `public`. */
+  schema?: string;
+  /** Connections kept open; default 10. */
+  poolSize?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * Counts, sums and ms-epoch timestamps are bigint/numeric in SQL; pg hands those over as strings.
+ * Every value Quarry stores fits a double (timestamps, versions, counts), so they become numbers.
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** Advisory-lock namespace of Quarry ("QRRY"); the second key is the schema's hash. */
+export const LOCK_NAMESPACE = 0x51525259;
+
+/**
+ * A connection pool whose sessions all resolve unqualified table names in `schema`, so one
+ * database can hold several Quarry installations (or test runs) side by side.
+ */
+export async function createPgPool(options: PgPoolOptions): Promise<pg.Pool> {
+  const schema = options.schema ?? 'public';
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name '${schema}': use lower-case letters, digits and _`);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    // Startup parameters, so they hold from the first query of every connection. JIT compiling
+    // costs tens of ms and pays off only for long analytic scans, which Quarry does not run.
+    options: `-c search_path=${schema} -c jit=off`,
+    types,
+  });
+  // An idle connection that the server drops must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  try {
+    await ensureSchema(pool, schema);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return pool;
+}
+
+/** Creates the schema when missing (checked first: a role without CREATE on the database may still use one). */
+async function ensureSchema(pool: pg.Pool, schema: string): Promise<void> {
+  const exists = await pool.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
+  if (exists.rowCount) return;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Serialises processes starting together: CREATE SCHEMA IF NOT EXISTS alone can still race.
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_NAMESPACE, schema]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

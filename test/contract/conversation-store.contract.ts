@@ -1,0 +1,52 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { MakeStorage, StorageHandle } from './harness.js';
+
+const ref = (url?: string) => ({ index: 1, title: 't', ...(url ? { url } : {}), content: 'c' });
+
+export function conversationStoreContract(name: string, make: MakeStorage) {
+  describe(`${name}: conversation store`, () => {
+    let h: StorageHandle;
+    let s: Storage;
+
+    beforeEach(async () => {
+      h = await make();
+      s = h.storage;
+    });
+    afterEach(() => h.cleanup());
+
+    it('keeps turns in order and lists conversations by latest activity', async () => {
+      await s.conversations.append('cfg', 'c1', 'h', { question: 'q1', reply: 'r1 [1]', references: [ref('https://a/1')], at: 1000 });
+      await s.conversations.append('cfg', 'c1', 'h', { question: 'q2', reply: 'r2 [1]', references: [ref('https://a/2'), ref()], at: 2000 });
+      await s.conversations.append('cfg', 'c2', 'h', { question: 'q', reply: 'none', references: [], at: 1500 });
+      await s.conversations.append('cfg', 'c3', 'h', { question: 'q', reply: 'r', references: [ref('https://a/3')], at: 1200 });
+      await s.conversations.append('cfg', 'c3', 'h', { question: 'q', reply: 'r', references: [ref()], at: 1300 });
+      const turns = await s.conversations.turns('cfg', 'c1', 10);
+      expect(turns).toEqual([
+        { seq: 1, question: 'q1', reply: 'r1 [1]', references: [ref('https://a/1')], at: 1000 },
+        { seq: 2, question: 'q2', reply: 'r2 [1]', references: [ref('https://a/2'), ref()], at: 2000 },
+      ]);
+      expect((await s.conversations.turns('cfg', 'c1', 1)).map((t) => t.question)).toEqual(['q2']);
+      expect(await s.conversations.list('cfg', 0, 3000)).toEqual([
+        { id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000 },
+        { id: 'c2', latestUrl: null, updatedAt: 1500 },
+        // A reply without a url keeps the conversation's last known topic.
+        { id: 'c3', latestUrl: 'https://a/3', updatedAt: 1300 },
+      ]);
+      expect((await s.conversations.list('cfg', 1500, 1501)).map((c) => c.id)).toEqual(['c2']);
+      expect(await s.conversations.list('cfg', 1600, 1700)).toEqual([]);
+      expect(await s.conversations.exists('cfg', 'c1')).toBe(true);
+      expect(await s.conversations.exists('other', 'c1')).toBe(false);
+      expect(await s.conversations.turns('other', 'c1', 10)).toEqual([]);
+    });
+
+    it('numbers turns one after another when two hosts append at once', async () => {
+      const other = await h.open();
+      await Promise.all(Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? other : s).conversations.append('cfg', 'busy', 'h', { question: `q${i}`, reply: 'r', references: [], at: 1000 + i })));
+      const turns = await s.conversations.turns('cfg', 'busy', 100);
+      expect(turns.map((t) => t.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      expect(new Set(turns.map((t) => t.question)).size).toBe(12);
+    });
+  });
+}

@@ -1,0 +1,180 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeFields } from '../../shared/documents/fields-hash.js';
+import type { DocumentWrite } from '../../shared/storage/ports/document-store.js';
+import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { MakeStorage, StorageHandle } from './harness.js';
+
+const FIELDS = { title: { type: 'text' as const } };
+
+/** A put (fields given) or a delete (null) of `uid`. */
+function write(indexId: number, uid: string, fields: Record<string, unknown> | null, job = 'job-1'): DocumentWrite {
+  if (fields === null) return { indexId, uid, fields: null, hash: null, job };
+  return { indexId, uid, ...encodeFields(fields), job };
+}
+
+export function documentStoreContract(name: string, make: MakeStorage) {
+  describe(`${name}: document store`, () => {
+    let h: StorageHandle;
+    let s: Storage;
+    let index: number;
+
+    beforeEach(async () => {
+      h = await make();
+      s = h.storage;
+      index = (await s.indexes.upsert('docs', 'en', FIELDS)).index.id;
+    });
+    afterEach(() => h.cleanup());
+
+    it('gives each accepted write a higher version, in batch order, and stores the latest', async () => {
+      const out = await s.documents.applyWrites([write(index, 'b', { title: 'B' }), write(index, 'a', { title: 'A' })]);
+      expect(out.map((o) => o.uid)).toEqual(['b', 'a']);
+      expect(out[1].version!).toBeGreaterThan(out[0].version!);
+      const [again] = await s.documents.applyWrites([write(index, 'a', { title: 'A2' }, 'job-2')]);
+      expect(again.version!).toBeGreaterThan(out[1].version!);
+      expect(await s.documents.get(index, 'a')).toEqual({ uid: 'a', version: again.version, fields: { title: 'A2' }, status: 'pending', error: null });
+      expect(await s.documents.get(index, 'zz')).toBeNull();
+      expect(await s.documents.applyWrites([])).toEqual([]);
+    });
+
+    it('changes nothing for an identical re-push or a delete of an absent document', async () => {
+      const [first] = await s.documents.applyWrites([write(index, 'a', { title: 'A' })]);
+      const out = await s.documents.applyWrites([write(index, 'a', { title: 'A' }), write(index, 'ghost', null)]);
+      expect(out).toEqual([{ uid: 'a', version: null }, { uid: 'ghost', version: null }]);
+      expect((await s.documents.get(index, 'a'))!.version).toBe(first.version);
+      expect(await s.documents.get(index, 'ghost')).toBeNull();
+      const [del] = await s.documents.applyWrites([write(index, 'a', null)]);
+      expect(del.version!).toBeGreaterThan(first.version!);
+      expect(await s.documents.get(index, 'a')).toMatchObject({ version: del.version, fields: null, status: 'pending' });
+      expect(await s.documents.applyWrites([write(index, 'a', null)])).toEqual([{ uid: 'a', version: null }]);
+    });
+
+    it('accepts an identical re-push of a failed document (the retry)', async () => {
+      const [a] = await s.documents.applyWrites([write(index, 'a', { title: 'A' })]);
+      await s.documents.markFailed(index, [{ uid: 'a', version: a.version! }], 'boom');
+      expect(await s.documents.get(index, 'a')).toMatchObject({ status: 'failed', error: 'boom' });
+      const [retry] = await s.documents.applyWrites([write(index, 'a', { title: 'A' })]);
+      expect(retry.version!).toBeGreaterThan(a.version!);
+      expect(await s.documents.get(index, 'a')).toMatchObject({ status: 'pending', error: null });
+    });
+
+    it('applies a batch naming a uid twice in order: the later write wins', async () => {
+      const out = await s.documents.applyWrites([
+        write(index, 'x', { title: 'one' }), write(index, 'x', { title: 'one' }), write(index, 'y', null),
+        write(index, 'y', { title: 'Y' }), write(index, 'x', { title: 'two' }), write(index, 'y', null),
+      ]);
+      expect(out.map((o) => o.version === null)).toEqual([false, true, true, false, false, false]);
+      expect(out[4].version!).toBeGreaterThan(out[0].version!);
+      expect(out[5].version!).toBeGreaterThan(out[3].version!);
+      expect(await s.documents.get(index, 'x')).toMatchObject({ version: out[4].version, fields: { title: 'two' } });
+      expect(await s.documents.get(index, 'y')).toMatchObject({ version: out[5].version, fields: null });
+    });
+
+    it('lists documents by uid after a cursor, without pending deletes, and reads fields in bulk', async () => {
+      await s.documents.applyWrites(['d', 'b', 'a', 'c', 'B'].map((u) => write(index, u, { title: u })));
+      await s.documents.applyWrites([write(index, 'c', null)]);
+      expect((await s.documents.list(index, 10, null)).map((d) => d.uid)).toEqual(['B', 'a', 'b', 'd']);
+      expect(await s.documents.list(index, 2, 'a')).toEqual([{ uid: 'b', fields: { title: 'b' } }, { uid: 'd', fields: { title: 'd' } }]);
+      const fields = await s.documents.fields(index, ['a', 'c', 'nope']);
+      expect([...fields.entries()]).toEqual([['a', { title: 'a' }]]);
+    });
+
+    it('loads only current pending versions, in the order asked', async () => {
+      const [a, b] = await s.documents.applyWrites([write(index, 'a', { title: 'A' }), write(index, 'b', { title: 'B' })]);
+      const [b2] = await s.documents.applyWrites([write(index, 'b', null)]);
+      const refs = [{ uid: 'b', version: b.version! }, { uid: 'b', version: b2.version! }, { uid: 'a', version: a.version! }];
+      expect(await s.documents.loadCurrent(index, refs)).toEqual([
+        { uid: 'b', version: b2.version, fields: null }, { uid: 'a', version: a.version, fields: { title: 'A' } },
+      ]);
+      expect(await s.documents.currentRefs(index, refs)).toEqual([refs[1], refs[2]]);
+      await s.documents.markPublished(index, [refs[2]], []);
+      expect(await s.documents.loadCurrent(index, [refs[2]])).toEqual([]);
+      expect(await s.documents.currentRefs(index, [refs[2]])).toEqual([refs[2]]);
+    });
+
+    it('marks versions published, forgets removed deletes, and ignores stale refs', async () => {
+      const [a, b] = await s.documents.applyWrites([write(index, 'a', { title: 'A' }), write(index, 'b', { title: 'B' })]);
+      const [a2] = await s.documents.applyWrites([write(index, 'a', { title: 'A2' })]);
+      const [b2] = await s.documents.applyWrites([write(index, 'b', null)]);
+      await s.documents.markPublished(index, [{ uid: 'a', version: a.version! }], [{ uid: 'b', version: b.version! }]);
+      expect(await s.documents.get(index, 'a')).toMatchObject({ version: a2.version, status: 'pending' });
+      expect(await s.documents.get(index, 'b')).toMatchObject({ version: b2.version, status: 'pending' });
+      await s.documents.markPublished(index, [{ uid: 'a', version: a2.version! }], [{ uid: 'b', version: b2.version! }]);
+      expect(await s.documents.get(index, 'a')).toMatchObject({ status: 'indexed', error: null });
+      expect(await s.documents.get(index, 'b')).toBeNull();
+      await s.documents.markPublished(index, [], []);
+    });
+
+    it('reports progress and the latest failure', async () => {
+      const out = await s.documents.applyWrites(['a', 'b', 'c', 'd'].map((u) => write(index, u, { title: u })));
+      const ref = (i: number) => ({ uid: out[i].uid, version: out[i].version! });
+      await s.documents.markPublished(index, [ref(0), ref(1)], []);
+      await s.documents.markFailed(index, [ref(2)], 'bad html');
+      const [del] = await s.documents.applyWrites([write(index, 'a', null)]);
+      const p = await s.documents.progress(index);
+      expect(p).toMatchObject({ documents: 3, indexed: 1, pending: 1, pending_deletes: 1, failed: 1 });
+      expect(p.last_error).toMatchObject({ uid: 'c', message: 'bad html' });
+      expect(Date.parse(p.last_error!.at)).toBeGreaterThan(0);
+      expect(del.version).not.toBeNull();
+      const other = (await s.indexes.upsert('other', 'en', FIELDS)).index.id;
+      expect(await s.documents.progress(other)).toEqual({ documents: 0, indexed: 0, pending: 0, pending_deletes: 0, failed: 0, last_error: null });
+    });
+
+    it('finds pending jobs and moves documents between jobs', async () => {
+      const out = await s.documents.applyWrites([write(index, 'a', { t: 1 }, 'j1'), write(index, 'b', { t: 2 }, 'j1'), write(index, 'c', { t: 3 }, 'j2')]);
+      const jobs = await s.documents.pendingJobs(Date.now() + 1000, 10);
+      expect(jobs.filter((j) => j.indexId === index).map((j) => j.job).sort()).toEqual(['j1', 'j2']);
+      expect(await s.documents.pendingJobs(0, 10)).toEqual([]);
+      const ofJ1 = await s.documents.pendingOfJob(index, 'j1', 10);
+      expect(ofJ1.map((r) => r.uid).sort()).toEqual(['a', 'b']);
+      await s.documents.reassignJob(index, [{ uid: 'a', version: out[0].version! }, { uid: 'b', version: -1 }], 'j3');
+      expect((await s.documents.pendingOfJob(index, 'j3', 10)).map((r) => r.uid)).toEqual(['a']);
+      expect((await s.documents.pendingOfJob(index, 'j1', 10)).map((r) => r.uid)).toEqual(['b']);
+      expect(await s.documents.pendingOfJob(index, null, 10)).toEqual([]);
+      expect(await s.documents.pendingOfJob(index, 'j1', 0)).toEqual([]);
+    });
+
+    it('requeues every document of an index under new versions, in uid batches', async () => {
+      const out = await s.documents.applyWrites(['c', 'a', 'b'].map((u) => write(index, u, { title: u })));
+      await s.documents.markPublished(index, out.map((o) => ({ uid: o.uid, version: o.version! })), []);
+      const before = Math.max(...out.map((o) => o.version!));
+      const batches = await s.documents.requeueIndex(index, (n) => `re-${n}`, 2);
+      expect(batches.map((b) => [b.job, b.refs.map((r) => r.uid)])).toEqual([['re-0', ['a', 'b']], ['re-1', ['c']]]);
+      for (const r of batches.flatMap((b) => b.refs)) {
+        expect(r.version).toBeGreaterThan(before);
+        expect(await s.documents.get(index, r.uid)).toMatchObject({ version: r.version, status: 'pending' });
+      }
+      expect((await s.documents.pendingOfJob(index, 're-1', 10)).map((r) => r.uid)).toEqual(['c']);
+      expect(await s.documents.requeueIndex((await s.indexes.upsert('empty', 'en', FIELDS)).index.id, () => 'x', 10)).toEqual([]);
+    });
+
+    it('lets the last accepted write win across two hosts writing one document at once', async () => {
+      const other = await h.open();
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? other : s).documents.applyWrites([write(index, 'hot', { n: i })]).then(([o]) => ({ n: i, version: o.version! }))));
+      const versions = results.map((r) => r.version);
+      expect(new Set(versions).size).toBe(20);
+      const winner = results.find((r) => r.version === Math.max(...versions))!;
+      for (const reader of [s, other]) {
+        expect(await reader.documents.get(index, 'hot')).toMatchObject({ version: winner.version, fields: { n: winner.n } });
+      }
+    });
+
+    it('runs overlapping batches from two hosts without deadlock; each document keeps its newest write', async () => {
+      const other = await h.open();
+      const uids = Array.from({ length: 30 }, (_, i) => `u${i}`);
+      const batches = Array.from({ length: 12 }, (_, b) => {
+        const order = b % 2 ? [...uids].reverse() : uids.slice(b).concat(uids.slice(0, b));
+        return order.map((u) => write(index, u, { u, b }));
+      });
+      const outs = await Promise.all(batches.map((w, b) => (b % 2 ? other : s).documents.applyWrites(w)));
+      const newest = new Map<string, { version: number; b: number }>();
+      outs.forEach((out, b) => out.forEach((o) => {
+        if (o.version !== null && o.version > (newest.get(o.uid)?.version ?? 0)) newest.set(o.uid, { version: o.version, b });
+      }));
+      for (const uid of uids) {
+        const n = newest.get(uid)!;
+        expect(await s.documents.get(index, uid)).toMatchObject({ version: n.version, fields: { u: uid, b: n.b } });
+      }
+    });
+  });
+}

@@ -1,0 +1,177 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SearchEvent } from '../../shared/storage/ports/event-store.js';
+import type { Storage } from '../../shared/storage/ports/storage.js';
+import { prng } from '../helpers/prng.js';
+import { apply, DAY, EventModel, randomOps, ranges, type Op } from './event-model.js';
+import type { MakeStorage, StorageHandle } from './harness.js';
+
+const T0 = Date.UTC(2024, 2, 10);
+const CFGS = ['cfg-a', 'cfg-b'];
+
+const search = (id: string, at: number, session: string, normalized: string, resultCount = 3, cfg = 'cfg-a'): SearchEvent => ({
+  id, at, configurationUid: cfg, variant: 'ui', session, device: 'desktop', query: normalized, normalized, resultCount,
+});
+const click = (searchEventId: string, at: number, session: string, position: number, target = 'idx\u0000d1', cfg = 'cfg-a', normalized = 'q') => ({
+  at, configurationUid: cfg, searchEventId, session, normalized, position, target,
+});
+
+async function expectLikeModel(s: Storage, model: EventModel, windows: [number, number][]) {
+  for (const cfg of CFGS) {
+    for (const [from, to] of windows) {
+      const got = await s.events.insights(cfg, from, to);
+      expect({ cfg, from, to, ...got }).toEqual({ cfg, from, to, ...model.insights(cfg, from, to) });
+    }
+  }
+}
+
+export function eventStoreContract(name: string, make: MakeStorage) {
+  describe(`${name}: event store`, () => {
+    let h: StorageHandle;
+    let s: Storage;
+
+    beforeEach(async () => {
+      h = await make();
+      s = h.storage;
+    });
+    afterEach(() => h.cleanup());
+
+    it('counts queries and suggests those enough sessions asked, most asked first', async () => {
+      await s.events.recordSearches([
+        search('1', T0, 'h1', 'install'), search('2', T0, 'h1', 'install'), search('3', T0, 'h2', 'install'),
+        search('4', T0, 'h1', 'instant'), search('5', T0, 'h2', 'instant guide'), search('6', T0, 'h3', 'instant guide'),
+        search('7', T0, 'h4', 'other'), search('8', T0, 'h4', 'install', 0, 'cfg-b'),
+      ]);
+      await s.events.recordSearches([search('1', T0, 'h9', 'install'), search('9', T0, 'h5', 'instant guide')]);
+      await s.events.recordSearches([]);
+      expect(await s.events.queryCount('cfg-a')).toBe(8);
+      expect(await s.events.queryCount('cfg-b')).toBe(1);
+      expect(await s.events.queryCount('cfg-c')).toBe(0);
+      expect(await s.events.suggestions('cfg-a', 'inst', 2, 10)).toEqual(['install', 'instant guide']);
+      expect(await s.events.suggestions('cfg-a', 'inst', 3, 10)).toEqual(['instant guide']);
+      expect(await s.events.suggestions('cfg-a', 'inst', 1, 2)).toEqual(['install', 'instant guide']);
+      expect(await s.events.suggestions('cfg-a', '', 1, 10)).toEqual(['install', 'instant guide', 'instant', 'other']);
+      expect(await s.events.suggestions('cfg-a', 'x', 1, 10)).toEqual([]);
+    });
+
+    it('records a click once per search, session and position, and learns distinct sessions per target', async () => {
+      await s.events.recordSearches([search('s1', T0, 'h1', 'q'), search('s2', T0, 'h2', 'q')]);
+      expect(await s.events.recordClick(click('s1', T0 + 5, 'h1', 1))).toBe(true);
+      expect(await s.events.recordClick(click('s1', T0 + 6, 'h1', 1))).toBe(false);
+      expect(await s.events.recordClick(click('s1', T0 + 7, 'h1', 2))).toBe(true);
+      expect(await s.events.recordClick(click('s2', T0 + 8, 'h2', 1))).toBe(true);
+      expect(await s.events.recordClick(click('s2', T0 + 9, 'h2', 3, 'idx\u0000d2'))).toBe(true);
+      expect(await s.events.clickSessions('cfg-a', 'q')).toEqual(new Map([['idx\u0000d1', 2], ['idx\u0000d2', 1]]));
+      expect(await s.events.clickSessions('cfg-a', 'other')).toEqual(new Map());
+    });
+
+    it('aggregates insights over a range', async () => {
+      const d1 = T0 + 3_600_000;
+      const d2 = T0 + DAY + 3_600_000;
+      await s.events.recordSearches([
+        search('s1', d1, 'h1', 'install'), search('s2', d1, 'h1', 'install', 0), search('s3', d2, 'h2', 'pricing', 0),
+        search('s4', d2, 'h1', 'install'), search('s5', T0 + 9 * DAY, 'h3', 'late'), search('s6', d1, 'h4', 'install', 3, 'cfg-b'),
+      ]);
+      await s.events.recordClick(click('s1', d1 + 10, 'h1', 1));
+      await s.events.recordClick(click('s1', d1 + 11, 'h1', 2));
+      await s.events.recordClick(click('s4', d2 + 10, 'h1', 1));
+      await s.events.recordSupportForward({ at: d2, configurationUid: 'cfg-a', url: 'https://help', session: 'h1', device: 'mobile' });
+      const gen = { configurationUid: 'cfg-a', session: null, device: 'desktop' as const, query: 'q', latencyMs: 12.6, references: [] };
+      await s.events.recordGeneration({ ...gen, id: 'g1', at: d1, kind: 'summary', status: 'success' });
+      await s.events.recordGeneration({ ...gen, id: 'g1', at: d1, kind: 'summary', status: 'success' });
+      await s.events.recordGeneration({ ...gen, id: 'g2', at: d2, kind: 'chat', status: 'no-relevant-results' });
+      expect(await s.events.insights('cfg-a', T0, T0 + 2 * DAY)).toEqual({
+        searches: 4, sessions: 2, clicks: 3, searchesWithClick: 2, ctr: 0.5, noResultSearches: 2,
+        topQueries: [{ query: 'install', searches: 3, clicks: 3 }, { query: 'pricing', searches: 1, clicks: 0 }],
+        noResultQueries: [{ query: 'install', searches: 1 }, { query: 'pricing', searches: 1 }],
+        clickPositions: [{ position: 1, clicks: 2 }, { position: 2, clicks: 1 }],
+        supportForwards: 1, summaries: 1, chats: 1, unansweredGenerations: 1,
+        byDay: [{ day: '2024-03-10', searches: 2, clicks: 2, noResults: 1 }, { day: '2024-03-11', searches: 2, clicks: 1, noResults: 1 }],
+      });
+      const none = await s.events.insights('cfg-a', T0 + 20 * DAY, T0 + 21 * DAY);
+      expect(none).toMatchObject({ searches: 0, sessions: 0, clicks: 0, ctr: 0, topQueries: [], byDay: [] });
+    });
+
+    it('matches the raw events for any range, clicks arriving before or long after their search', async () => {
+      const rand = prng(7);
+      const model = new EventModel();
+      for (const op of randomOps(rand, T0, 6, CFGS, 'r')) {
+        await apply(s, op);
+        model.add(op);
+      }
+      await expectLikeModel(s, model, ranges(rand, T0, 6));
+    });
+
+    it('matches the raw events when two hosts record at once', async () => {
+      const rand = prng(11);
+      const model = new EventModel();
+      const ops = randomOps(rand, T0, 4, CFGS, 'c');
+      const hosts = [s, await h.open()];
+      let next = 0;
+      await Promise.all(Array.from({ length: 8 }, async (_, w) => {
+        for (let op: Op | undefined; (op = ops[next++]);) {
+          await apply(hosts[w % 2], op);
+          model.add(op);
+        }
+      }));
+      await expectLikeModel(s, model, ranges(rand, T0, 4));
+    });
+
+    it('ranks top queries exactly over long tails, skewed or flat', async () => {
+      const model = new EventModel();
+      const record = async (events: SearchEvent[]) => {
+        await s.events.recordSearches(events);
+        model.add({ kind: 'searches', events });
+      };
+      for (let d = 0; d < 3; d++) {
+        const at = T0 + d * DAY + 7_200_000;
+        // Skewed: 25 head queries asked 3-27 times a day above a tail of 150 asked once.
+        const skewed = Array.from({ length: 25 }, (_, q) => Array.from({ length: 3 + q - d }, (_, i) => `k${q}`)).flat()
+          .concat(Array.from({ length: 150 }, (_, q) => `tail${d}-${q}`));
+        await record(skewed.map((q, i) => search(`k${d}-${i}`, at + i, `h${i % 40}`, q, i % 3 ? 2 : 0)));
+        // Flat: 1,200 queries asked once a day, so the 20th and the bound tie.
+        const flat = Array.from({ length: 1200 }, (_, q) => `f${String(q).padStart(4, '0')}`);
+        await record(flat.map((q, i) => search(`f${d}-${i}`, at + i, `h${i % 40}`, q, 3, 'cfg-b')));
+      }
+      await expectLikeModel(s, model, [[T0, T0 + 3 * DAY], [T0 + DAY, T0 + 2 * DAY], [T0 + 3_600_000, T0 + 3 * DAY - 1]]);
+    });
+
+    it('prunes raw events before a moment, and insights follow what remains', async () => {
+      const rand = prng(5);
+      const model = new EventModel();
+      // A click days before its search (a host's clock), pruned while the search stays.
+      const skewed: Op[] = [
+        { kind: 'searches', events: [search('skew', T0 + 4.5 * DAY, 'h1', 'install')] },
+        { kind: 'click', event: click('skew', T0 + DAY, 'h1', 1) },
+      ];
+      for (const op of [...skewed, ...randomOps(rand, T0, 6, CFGS, 'p')]) {
+        await apply(s, op);
+        model.add(op);
+      }
+      for (const before of [T0 + 1.3 * DAY, T0 + 2 * DAY, T0 + 3.7 * DAY]) {
+        const expected = model.prune(before);
+        expect(await s.events.prune(before)).toBe(expected);
+        await expectLikeModel(s, model, ranges(rand, T0, 6).slice(0, 7));
+      }
+      expect(await s.events.prune(T0)).toBe(0);
+      for (const op of randomOps(rand, T0 + 3 * DAY, 3, CFGS, 'q', 80)) {
+        await apply(s, op);
+        model.add(op);
+      }
+      await expectLikeModel(s, model, ranges(rand, T0, 6).slice(0, 7));
+    });
+
+    it('forgets everything of one configuration', async () => {
+      await s.events.recordSearches([search('a1', T0, 'h1', 'q'), search('b1', T0, 'h1', 'q', 1, 'cfg-b')]);
+      await s.events.recordClick(click('a1', T0 + 1, 'h1', 1));
+      await s.events.recordClick(click('b1', T0 + 1, 'h1', 1, 'idx\u0000d1', 'cfg-b'));
+      await s.events.recordSupportForward({ at: T0, configurationUid: 'cfg-a', url: 'u', session: null, device: 'desktop' });
+      await s.events.forget('cfg-a');
+      expect(await s.events.queryCount('cfg-a')).toBe(0);
+      expect(await s.events.suggestions('cfg-a', '', 1, 10)).toEqual([]);
+      expect(await s.events.clickSessions('cfg-a', 'q')).toEqual(new Map());
+      expect(await s.events.insights('cfg-a', T0 - DAY, T0 + DAY)).toMatchObject({ searches: 0, sessions: 0, clicks: 0, supportForwards: 0, byDay: [] });
+      expect(await s.events.insights('cfg-b', T0 - DAY, T0 + DAY)).toMatchObject({ searches: 1, sessions: 1, clicks: 1 });
+      expect(await s.events.recordClick(click('a1', T0 + 1, 'h1', 1))).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { MakeStorage, StorageHandle } from './harness.js';
+
+const FIELDS = { title: { type: 'text' as const }, price: { type: 'float' as const, multi_valued: true } };
+
+export function indexRegistryContract(name: string, make: MakeStorage) {
+  describe(`${name}: index registry`, () => {
+    let h: StorageHandle;
+    let s: Storage;
+
+    beforeEach(async () => {
+      h = await make();
+      s = h.storage;
+    });
+    afterEach(() => h.cleanup());
+
+    it('creates an index, then updates its language and fields in place', async () => {
+      const t0 = Date.now();
+      const first = await s.indexes.upsert('books', 'en', FIELDS);
+      expect(first.created).toBe(true);
+      expect(first.index).toMatchObject({ uid: 'books', languageCode: 'en', fields: FIELDS, embedder: null });
+      expect(first.index.createdAt).toBeGreaterThanOrEqual(t0);
+      expect(first.index.updatedAt).toBe(first.index.createdAt);
+      const second = await s.indexes.upsert('books', 'de', { title: { type: 'text' } });
+      expect(second.created).toBe(false);
+      expect(second.index).toMatchObject({ id: first.index.id, languageCode: 'de', fields: { title: { type: 'text' } }, createdAt: first.index.createdAt });
+      expect(second.index.updatedAt).toBeGreaterThanOrEqual(first.index.updatedAt);
+      expect(await s.indexes.get('books')).toEqual(second.index);
+      expect(await s.indexes.getById(first.index.id)).toEqual(second.index);
+    });
+
+    it('lists indexes by uid and answers null for unknown ones', async () => {
+      for (const uid of ['b', 'a', 'B']) await s.indexes.upsert(uid, 'en', FIELDS);
+      expect((await s.indexes.list()).map((i) => i.uid)).toEqual(['B', 'a', 'b']);
+      const ids = new Set((await s.indexes.list()).map((i) => i.id));
+      expect(ids.size).toBe(3);
+      expect(await s.indexes.get('nope')).toBeNull();
+      expect(await s.indexes.getById(Math.max(...ids) + 100)).toBeNull();
+    });
+
+    it('records the embedder of an index', async () => {
+      const { index } = await s.indexes.upsert('books', 'en', FIELDS);
+      await s.indexes.get('books');
+      await s.indexes.setEmbedder(index.id, 'glove-100');
+      expect((await s.indexes.get('books'))!.embedder).toBe('glove-100');
+      expect((await s.indexes.getById(index.id))!.embedder).toBe('glove-100');
+      const again = await s.indexes.upsert('books', 'en', FIELDS);
+      expect(again.index.embedder).toBe('glove-100');
+    });
+
+    it('creates an index once when two hosts create it at the same moment', async () => {
+      const other = await h.open();
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? other : s).indexes.upsert('race', 'en', FIELDS)));
+      expect(results.filter((r) => r.created)).toHaveLength(1);
+      expect(new Set(results.map((r) => r.index.id)).size).toBe(1);
+    });
+  });
+}
