@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Storage } from './ports/storage.js';
+import { CachedConfigurationStore } from './cached-configuration-store.js';
 import { createSqliteStorage } from './sqlite/create-sqlite-storage.js';
 
 export type { Storage } from './ports/storage.js';
@@ -15,6 +16,12 @@ export interface StorageRole {
  * are loaded only when chosen, so the embedded mode never loads their clients.
  */
 export async function createStorage(config: Config['storage'], role: StorageRole = {}): Promise<Storage> {
+  const storage = await createBackend(config, role);
+  storage.configurations = new CachedConfigurationStore(storage.configurations);
+  return storage;
+}
+
+async function createBackend(config: Config['storage'], role: StorageRole): Promise<Storage> {
   if (config.backend === 'sqlite') {
     return createSqliteStorage({ dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread });
   }
