@@ -61,9 +61,9 @@ export function scaleTables(r: ScaleResults, machine: Machine): string {
     ]),
   ]);
   const memory = markdownTable([
-    ['deployment', 'vectors', 'process', 'state', 'sections', 'VmRSS', 'heap used', 'array buffers', 'spawn -> first answer'],
+    ['deployment', 'vectors', 'process', 'state', 'sections', 'VmRSS', 'peak VmHWM', 'heap used', 'array buffers', 'spawn -> first answer'],
     ...r.memory.map((m) => [
-      m.deployment, m.vectors, m.process, m.state, String(m.sections), mb(m.snapshot.vmRss), mb(m.snapshot.heapUsed), mb(m.snapshot.arrayBuffers),
+      m.deployment, m.vectors, m.process, m.state, String(m.sections), mb(m.snapshot.vmRss), mb(m.snapshot.vmHwm), mb(m.snapshot.heapUsed), mb(m.snapshot.arrayBuffers),
       m.firstAnswerMs === null ? '-' : `${m.firstAnswerMs} ms`,
     ]),
   ]);
