@@ -113,8 +113,6 @@ export class PgSectionStore implements SectionStore {
          WHERE l.index_id = $1 AND l.uid = u.uid`,
         [indexId, f.map((i) => i.uid), f.map((i) => i.version), f.map((i) => i.sections === null)],
       );
-    }
-    if (accepted.length > 0) {
       // Last statement before COMMIT: the counter row stays locked only for the commit itself.
       await c.query(
         `WITH f AS (UPDATE index_feed SET seq = seq + $3 WHERE index_id = $1 RETURNING seq)
