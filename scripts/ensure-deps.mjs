@@ -12,10 +12,12 @@ export function ensureDeps() {
   const marker = 'node_modules/.package-lock.json';
   const stale = !existsSync(marker) || statSync('package.json').mtimeMs > statSync(marker).mtimeMs;
   if (!stale) return;
-  console.log('Installing dependencies (npm install; the first time compiles better-sqlite3, about 2 minutes)...');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  // A fresh checkout installs exactly the lock file; one whose package.json moved on updates it.
+  const command = existsSync('node_modules') ? 'install' : 'ci';
+  console.log(`Installing dependencies (npm ${command}; the first time compiles better-sqlite3, about 2 minutes)...`);
+  const r = spawnSync('npm', [command, '--no-audit', '--no-fund'], { stdio: 'inherit' });
   if (r.status !== 0) {
-    console.error('npm install failed; see the output above.');
+    console.error(`npm ${command} failed; see the output above.`);
     process.exit(r.status ?? 1);
   }
 }
