@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Cleanup, cpuMeter, machineInfo, writeResults } from './bench/processes.js';
 import { batchBodies, scaleCorpus, titleQueries } from './bench/scale-corpus.js';
-import { growPhase, indexPhase, searchPhase, type MemoryFigures, type PhaseContext } from './bench/scale-phases.js';
+import { freshApiMemory, growPhase, indexPhase, searchPhase, type MemoryFigures, type PhaseContext } from './bench/scale-phases.js';
 import { Deployment } from './bench/scale-processes.js';
 import { interpretation, scaleTables } from './bench/scale-report.js';
 import { createDatabase, deleteRedisPrefix, localRedisPid } from './bench/scale-services.js';
@@ -57,6 +57,14 @@ function settingsFromArgs() {
     postgresUrl: values['postgres-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     redisUrl: values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   };
+}
+
+/** The in-memory Qdrant stand-in of the tests (strict against Qdrant's API description), in this process. */
+async function startStandIn(cleanup: Cleanup) {
+  const { startQdrantStandIn } = await import('../test/helpers/qdrant-stand-in.js');
+  const q = await startQdrantStandIn();
+  cleanup.add('stop qdrant stand-in', () => q.close());
+  return q;
 }
 
 async function main() {
@@ -115,6 +123,8 @@ async function main() {
       results.search.push(...(await searchPhase(dep, ctx, uiUid, 1, figures.sections)));
       await dep.stopAll();
     }
+    let standIn: Awaited<ReturnType<typeof startStandIn>> | null = null;
+    const qdrant = async () => (standIn ??= await startStandIn(cleanup));
     if (o.phases.includes('postgres')) {
       for (const [i, n] of o.scale.workerCounts.entries()) {
         const last = i === o.scale.workerCounts.length - 1;
@@ -123,26 +133,37 @@ async function main() {
         const { figures, uiUid } = await indexPhase(dep, ctx, n, i === 0);
         results.indexing.push(figures);
         // Search once, on the last store indexed: the same data whatever the worker count.
-        if (last) {
-          results.search.push(...(await searchPhase(dep, ctx, uiUid, o.apis, figures.sections)));
-          if (o.extraDocs) results.growth.push(await growPhase(dep, ctx, uiUid, n, figures.documents));
+        if (!last) {
+          await dep.stopAll();
+          continue;
         }
+        results.search.push(...(await searchPhase(dep, ctx, uiUid, o.apis, figures.sections)));
+        // The same store read by an API whose vectors are external (an empty stand-in: what the API holds, not what it finds).
+        const q = await qdrant();
+        const external = deployment('postgres, vectors external', `pgx${n}`, { ...pgEnv(`w${n}`), QDRANT_URL: q.url, QUARRY_QDRANT_COLLECTION: `scale_${runId}_x` });
+        await freshApiMemory(external, ctx, uiUid, 'loaded', figures.sections);
+        if (o.extraDocs) {
+          const grown = await growPhase(dep, ctx, uiUid, n, figures.documents);
+          results.growth.push(grown);
+          await freshApiMemory(external, ctx, uiUid, 'grown', grown.sections);
+        }
+        await external.stopAll();
         await dep.stopAll();
       }
     }
     if (o.phases.includes('stand-in')) {
-      const { startQdrantStandIn } = await import('../test/helpers/qdrant-stand-in.js');
-      const qdrant = await startQdrantStandIn();
-      cleanup.add('stop qdrant stand-in', () => qdrant.close());
-      const dep = deployment('postgres + qdrant stand-in', 'qd', { ...pgEnv('qd'), QDRANT_URL: qdrant.url, QUARRY_QDRANT_COLLECTION: `scale_${runId}` });
+      const q = await qdrant();
+      const dep = deployment('postgres + qdrant stand-in', 'qd', { ...pgEnv('qd'), QDRANT_URL: q.url, QUARRY_QDRANT_COLLECTION: `scale_${runId}` });
       stores.set(dep, { url: databaseUrl!, schema: 'qd' });
-      const { figures, uiUid } = await indexPhase(dep, ctx, 1, true);
+      const { figures, uiUid } = await indexPhase(dep, ctx, 1, false);
       results.indexing.push(figures);
       results.search.push(...(await searchPhase(dep, ctx, uiUid, 1, figures.sections)));
-      if (o.extraDocs) results.growth.push(await growPhase(dep, ctx, uiUid, 1, figures.documents));
       await dep.stopAll();
-      standInViolations = qdrant.violations.slice(0, 20);
-      if (qdrant.violations.length) say(`the Qdrant stand-in refused ${qdrant.violations.length} request(s): ${JSON.stringify(qdrant.violations[0])}`);
+    }
+    if (standIn) {
+      const v = (standIn as Awaited<ReturnType<typeof startStandIn>>).violations;
+      standInViolations = v.slice(0, 20);
+      if (v.length) say(`the Qdrant stand-in refused ${v.length} request(s): ${JSON.stringify(v[0])}`);
     }
 
     const machine = machineInfo(loadAvg, idleCpu);

@@ -119,7 +119,7 @@ export async function searchPhase(dep: Deployment, c: PhaseContext, uiUid: strin
 }
 
 /** The memory of one fresh API, warmed, recorded as `state`; the API is stopped afterwards. */
-async function freshApiMemory(dep: Deployment, c: PhaseContext, uiUid: string, state: MemoryFigures['state'], sections: number): Promise<void> {
+export async function freshApiMemory(dep: Deployment, c: PhaseContext, uiUid: string, state: MemoryFigures['state'], sections: number): Promise<void> {
   const t0 = performance.now();
   const api = await dep.startApi();
   const first = searchTargets(dep, 'content', 1)[0];

@@ -117,7 +117,7 @@ export function interpretation(r: ScaleResults, machine: Machine): string {
   }
   const per = memoryPer100k(r.memory);
   const inMem = per.find((p) => p.deployment === 'postgres') ?? per.find((p) => p.vectors === 'in memory');
-  const ext = per.find((p) => p.vectors === 'external');
+  const ext = per.find((p) => p.deployment === 'postgres, vectors external') ?? per.find((p) => p.vectors === 'external');
   if (inMem) {
     const empty = r.memory.find((m) => m.state === 'empty' && m.deployment === inMem.deployment);
     const base = empty ? `An idle API starts at ~${mb(empty.snapshot.vmRss)} RSS (${mb(empty.snapshot.arrayBuffers)} of it array buffers, mostly the GloVe table of the query embedder). ` : '';
