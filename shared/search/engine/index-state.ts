@@ -71,7 +71,11 @@ export class IndexState {
 
   /** The unit of a document's section at `ord`, if that version is the one held here. */
   unitAt(uid: string, version: number, ord: number): number | null {
-    for (const u of this.docUnits.get(uid) ?? []) {
+    const ids = this.docUnits.get(uid) ?? [];
+    // Sections arrive in position order and positions count from 0, so the position is nearly always the slot.
+    const direct = ids[ord];
+    if (direct !== undefined && this.units[direct].section.ord === ord) return this.units[direct].section.version === version ? direct : null;
+    for (const u of ids) {
       const s = this.units[u].section;
       if (s.ord === ord) return s.version === version ? u : null;
     }
