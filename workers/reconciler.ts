@@ -100,15 +100,20 @@ export class Reconciler {
         after = page[page.length - 1].uid;
         const uids = [...new Set(page.map((p) => p.uid))];
         const live = await this.storage.sections.liveVersions(index.id, uids);
-        const stray = [];
-        for (const p of page) {
-          const v = live.get(p.uid) ?? 0;
-          if (p.version === v) continue;
-          if (p.version > v) {
-            const doc = await this.storage.documents.get(index.id, p.uid);
-            if (doc && doc.version === p.version && doc.status === 'pending') continue;
-          }
-          stray.push(p);
+        // Live versions only grow: anything older is stray for good.
+        const stray = page.filter((p) => p.version < (live.get(p.uid) ?? 0));
+        const newer = page.filter((p) => p.version > (live.get(p.uid) ?? 0));
+        if (newer.length) {
+          // The document first, the live version after: a publish that commits in between is then seen
+          // either still pending or already live, never as neither (it marks the document after it commits).
+          const docs = await Promise.all(newer.map((p) => this.storage.documents.get(index.id, p.uid)));
+          const liveNow = await this.storage.sections.liveVersions(index.id, newer.map((p) => p.uid));
+          newer.forEach((p, i) => {
+            const v = liveNow.get(p.uid) ?? 0;
+            const doc = docs[i];
+            const publishing = doc !== null && doc.version === p.version && doc.status === 'pending';
+            if (p.version < v || (p.version > v && !publishing)) stray.push(p);
+          });
         }
         if (stray.length) await vectors.deleteVersions(index.uid, stray);
         removed += stray.length;

@@ -200,8 +200,12 @@ describe('two API processes and two workers on PostgreSQL, Redis and Qdrant', ()
     // What B accepted alone is at least half; A took its share until it died.
     expect(accepted.size).toBeGreaterThanOrEqual(800);
     await startWorker('worker-1');
-    const done = await settled(b, 'crash', accepted.size, 120_000);
-    expect(done).toMatchObject({ documents: accepted.size, indexed: accepted.size, failed: 0 });
+    // A batch A committed just before it died may have got no answer: stored, though never promised.
+    const done = await waitFor(async () => {
+      const s = (await call(b, 'GET', '/v2/indexes/crash/status')).body;
+      return s.pending === 0 && s.documents >= accepted.size && s.indexed === s.documents ? s : null;
+    }, 120_000, 200);
+    expect(done).toMatchObject({ failed: 0 });
     const listed: string[] = [];
     let after = '';
     for (;;) {
@@ -210,11 +214,14 @@ describe('two API processes and two workers on PostgreSQL, Redis and Qdrant', ()
       if (r.body.documents.length < 1000) break;
       after = listed[listed.length - 1];
     }
-    expect(listed.sort()).toEqual([...accepted].sort());
+    const unanswered = listed.filter((uid) => !accepted.has(uid));
+    expect([...accepted].filter((uid) => !listed.includes(uid))).toEqual([]);
+    // Whatever was stored without an answer is whole batches that went to A.
+    expect(unanswered.length % 50).toBe(0);
     // Each accepted document is searchable through the surviving API, exactly once.
     for (const uid of [...accepted].filter((_, i) => i % 97 === 0)) {
       expect(await contentUids(b, 'crash', `crash${uid.slice(1)}`)).toEqual([uid]);
     }
     expect(qdrant.violations).toEqual([]);
-  });
+  }, 240_000);
 });
