@@ -1,25 +1,6 @@
 import type pg from 'pg';
 import type { ApiKeyRecord, KeyStore, Permission } from '../ports/key-store.js';
-
-interface Row {
-  id: string;
-  name: string;
-  prefix: string;
-  permissions: string;
-  indexes: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-const toRecord = (r: Row): ApiKeyRecord => ({
-  id: r.id,
-  name: r.name,
-  prefix: r.prefix,
-  permissions: JSON.parse(r.permissions) as Permission[],
-  indexes: r.indexes ? (JSON.parse(r.indexes) as string[]) : null,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
+import { keyRecordOf, type KeyRow } from '../stored-rows.js';
 
 const COLUMNS = 'id, name, prefix, permissions, indexes, created_at, revoked_at';
 
@@ -35,13 +16,13 @@ export class PgKeyStore implements KeyStore {
   }
 
   async findByHash(hash: string) {
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
-    return rows[0] ? toRecord(rows[0]) : null;
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
+    return rows[0] ? keyRecordOf(rows[0]) : null;
   }
 
   async list() {
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
-    return rows.map(toRecord);
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
+    return rows.map(keyRecordOf);
   }
 
   async revoke(id: string) {

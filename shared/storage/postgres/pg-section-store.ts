@@ -4,28 +4,10 @@ import type {
 } from '../ports/section-store.js';
 import { inTransaction, pgText } from './pg-transaction.js';
 import { fromBytes, toBytes } from './pg-vectors.js';
+import { chunkBySections } from '../chunk-by-sections.js';
 
 /** Sections per transaction: big enough to amortise the round trips, small enough to hold locks briefly. */
 const MAX_SECTIONS_PER_TRANSACTION = 500;
-
-/** Groups whole documents into chunks of about `max` sections (a bigger document gets a chunk alone). */
-function chunkBySections(items: PublishItem[], max: number): PublishItem[][] {
-  const chunks: PublishItem[][] = [];
-  let current: PublishItem[] = [];
-  let size = 0;
-  for (const item of items) {
-    const n = Math.max(1, item.sections?.length ?? 1);
-    if (current.length && size + n > max) {
-      chunks.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(item);
-    size += n;
-  }
-  if (current.length) chunks.push(current);
-  return chunks;
-}
 
 interface SectionRowView {
   id: number;

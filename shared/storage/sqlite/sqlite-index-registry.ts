@@ -1,26 +1,7 @@
 import type { FieldSpec, IndexRecord } from '../../indexes/index-schema.js';
 import type { IndexRegistry } from '../ports/index-registry.js';
 import { immediate, type Db } from './open-database.js';
-
-interface Row {
-  id: number;
-  uid: string;
-  language_code: string;
-  schema: string;
-  embedder: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-const toRecord = (r: Row): IndexRecord => ({
-  id: r.id,
-  uid: r.uid,
-  languageCode: r.language_code,
-  fields: JSON.parse(r.schema) as Record<string, FieldSpec>,
-  embedder: r.embedder,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+import { indexRecordOf, type IndexRow } from '../stored-rows.js';
 
 /**
  * Definitions are read on every request but change rarely: a short-lived cache saves the query and
@@ -34,9 +15,9 @@ export class SqliteIndexRegistry implements IndexRegistry {
 
   constructor(private readonly db: Db) {
     this.q = {
-      byUid: db.prepare<[string], Row>(`SELECT * FROM indexes WHERE uid = ?`),
-      byId: db.prepare<[number], Row>(`SELECT * FROM indexes WHERE id = ?`),
-      all: db.prepare<[], Row>(`SELECT * FROM indexes ORDER BY uid`),
+      byUid: db.prepare<[string], IndexRow>(`SELECT * FROM indexes WHERE uid = ?`),
+      byId: db.prepare<[number], IndexRow>(`SELECT * FROM indexes WHERE id = ?`),
+      all: db.prepare<[], IndexRow>(`SELECT * FROM indexes ORDER BY uid`),
       insert: db.prepare(
         `INSERT INTO indexes (uid, language_code, schema, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
       ),
@@ -52,10 +33,10 @@ export class SqliteIndexRegistry implements IndexRegistry {
       const existing = this.q.byUid.get(uid);
       if (existing) {
         this.q.update.run(languageCode, JSON.stringify(fields), now, uid);
-        return { index: toRecord(this.q.byUid.get(uid)!), created: false };
+        return { index: indexRecordOf(this.q.byUid.get(uid)!), created: false };
       }
       this.q.insert.run(uid, languageCode, JSON.stringify(fields), now, now);
-      return { index: toRecord(this.q.byUid.get(uid)!), created: true };
+      return { index: indexRecordOf(this.q.byUid.get(uid)!), created: true };
     });
   }
 
@@ -64,7 +45,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
     const now = Date.now();
     if (hit && now - hit.at < CACHE_MS) return hit.index;
     const r = this.q.byUid.get(uid);
-    const index = r ? toRecord(r) : null;
+    const index = r ? indexRecordOf(r) : null;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(uid, { index, at: now });
     return index;
@@ -72,11 +53,11 @@ export class SqliteIndexRegistry implements IndexRegistry {
 
   async getById(id: number) {
     const r = this.q.byId.get(id);
-    return r ? toRecord(r) : null;
+    return r ? indexRecordOf(r) : null;
   }
 
   async list() {
-    return this.q.all.all().map(toRecord);
+    return this.q.all.all().map(indexRecordOf);
   }
 
   async setEmbedder(id: number, embedder: string) {

@@ -1,25 +1,6 @@
 import type { ApiKeyRecord, KeyStore, Permission } from '../ports/key-store.js';
 import type { Db } from './open-database.js';
-
-interface Row {
-  id: string;
-  name: string;
-  prefix: string;
-  permissions: string;
-  indexes: string | null;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-const toRecord = (r: Row): ApiKeyRecord => ({
-  id: r.id,
-  name: r.name,
-  prefix: r.prefix,
-  permissions: JSON.parse(r.permissions) as Permission[],
-  indexes: r.indexes ? (JSON.parse(r.indexes) as string[]) : null,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
+import { keyRecordOf, type KeyRow } from '../stored-rows.js';
 
 export class SqliteKeyStore implements KeyStore {
   private readonly q;
@@ -30,8 +11,8 @@ export class SqliteKeyStore implements KeyStore {
         `INSERT INTO api_keys (id, name, hash, prefix, permissions, indexes, created_at)
          VALUES (@id, @name, @hash, @prefix, @permissions, @indexes, @createdAt)`,
       ),
-      byHash: db.prepare<[string], Row>(`SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL`),
-      all: db.prepare<[], Row>(`SELECT * FROM api_keys ORDER BY created_at`),
+      byHash: db.prepare<[string], KeyRow>(`SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL`),
+      all: db.prepare<[], KeyRow>(`SELECT * FROM api_keys ORDER BY created_at`),
       revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
       offerSecret: db.prepare(`INSERT INTO settings (key, value) VALUES ('secret', ?) ON CONFLICT DO NOTHING`),
       secret: db.prepare<[], string>(`SELECT value FROM settings WHERE key = 'secret'`).pluck(),
@@ -49,11 +30,11 @@ export class SqliteKeyStore implements KeyStore {
 
   async findByHash(hash: string) {
     const r = this.q.byHash.get(hash);
-    return r ? toRecord(r) : null;
+    return r ? keyRecordOf(r) : null;
   }
 
   async list() {
-    return this.q.all.all().map(toRecord);
+    return this.q.all.all().map(keyRecordOf);
   }
 
   async revoke(id: string) {

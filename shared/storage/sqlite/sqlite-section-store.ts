@@ -1,26 +1,8 @@
 import type { BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionStore, SectionView } from '../ports/section-store.js';
 import { immediate, type Db } from './open-database.js';
+import { chunkBySections } from '../chunk-by-sections.js';
 
 const MAX_SECTIONS_PER_TRANSACTION = 200;
-
-/** Groups whole documents into chunks of about `max` sections (a bigger document gets a chunk alone). */
-export function chunkBySections(items: PublishItem[], max = MAX_SECTIONS_PER_TRANSACTION): PublishItem[][] {
-  const chunks: PublishItem[][] = [];
-  let current: PublishItem[] = [];
-  let size = 0;
-  for (const item of items) {
-    const n = Math.max(1, item.sections?.length ?? 1);
-    if (current.length && size + n > max) {
-      chunks.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(item);
-    size += n;
-  }
-  if (current.length) chunks.push(current);
-  return chunks;
-}
 
 const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor, text, vector_model AS vectorModel`;
 
@@ -83,7 +65,7 @@ export class SqliteSectionStore implements SectionStore {
     const result: PublishResult = { published: [], removed: [], stale: 0 };
     // Each document swaps atomically; a batch is split into short transactions so searches and
     // other workers never wait long for the write lock.
-    for (const chunk of chunkBySections(items)) {
+    for (const chunk of chunkBySections(items, MAX_SECTIONS_PER_TRANSACTION)) {
       immediate(this.db, () => {
         for (const item of chunk) {
           const ref = { uid: item.uid, version: item.version };
