@@ -1,5 +1,6 @@
 import type { FieldSpec, IndexRecord } from '../indexes/index-schema.js';
 import type { ApiKeyRecord, Permission } from './ports/key-store.js';
+import type { SessionRecord } from './ports/session-store.js';
 
 /**
  * Rows both relational backends store alike (same columns, JSON in text), and the records they
@@ -33,6 +34,7 @@ export interface KeyRow {
   indexes: string | null;
   created_at: number;
   revoked_at: number | null;
+  last_used_at: number | null;
 }
 
 export const keyRecordOf = (r: KeyRow): ApiKeyRecord => ({
@@ -43,4 +45,27 @@ export const keyRecordOf = (r: KeyRow): ApiKeyRecord => ({
   indexes: r.indexes ? (JSON.parse(r.indexes) as string[]) : null,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  lastUsedAt: r.last_used_at,
+});
+
+export interface SessionRow {
+  hash: string;
+  csrf_token: string;
+  key_id: string;
+  key_name: string;
+  master_hash: string | null;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+}
+
+export const sessionRecordOf = (r: SessionRow): SessionRecord => ({
+  hash: r.hash,
+  csrfToken: r.csrf_token,
+  keyId: r.key_id,
+  keyName: r.key_name,
+  masterHash: r.master_hash,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  lastSeenAt: r.last_seen_at,
 });

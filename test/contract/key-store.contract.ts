@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../../shared/storage/ports/key-store.js';
 import type { Storage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
-const key = (id: string, createdAt: number, indexes: string[] | null = null): Omit<ApiKeyRecord, 'revokedAt'> => ({
+const key = (id: string, createdAt: number, indexes: string[] | null = null): Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'> => ({
   id, name: `key ${id}`, prefix: `qk_${id}`, permissions: ['read', 'write'], indexes, createdAt,
 });
 
@@ -21,7 +21,7 @@ export function keyStoreContract(name: string, make: MakeStorage) {
     it('stores keys, finds them by hash until revoked, and lists them oldest first', async () => {
       await s.keys.insert(key('k2', 2000, ['books', 'films']), 'hash-2');
       await s.keys.insert(key('k1', 1000), 'hash-1');
-      expect(await s.keys.findByHash('hash-2')).toEqual({ ...key('k2', 2000, ['books', 'films']), revokedAt: null });
+      expect(await s.keys.findByHash('hash-2')).toEqual({ ...key('k2', 2000, ['books', 'films']), revokedAt: null, lastUsedAt: null });
       expect(await s.keys.findByHash('hash-x')).toBeNull();
       const t0 = Date.now();
       expect(await s.keys.revoke('k1')).toBe(true);
@@ -31,7 +31,27 @@ export function keyStoreContract(name: string, make: MakeStorage) {
       const list = await s.keys.list();
       expect(list.map((k) => k.id)).toEqual(['k1', 'k2']);
       expect(list[0].revokedAt).toBeGreaterThanOrEqual(t0);
-      expect(list[1]).toEqual({ ...key('k2', 2000, ['books', 'films']), revokedAt: null });
+      expect(list[1]).toEqual({ ...key('k2', 2000, ['books', 'films']), revokedAt: null, lastUsedAt: null });
+    });
+
+    it('gets a key by id, revoked or not', async () => {
+      await s.keys.insert(key('k1', 1000), 'hash-1');
+      expect(await s.keys.get('k1')).toEqual({ ...key('k1', 1000), revokedAt: null, lastUsedAt: null });
+      await s.keys.revoke('k1');
+      expect((await s.keys.get('k1'))?.revokedAt).toEqual(expect.any(Number));
+      expect(await s.keys.get('nope')).toBeNull();
+    });
+
+    it('records when a key was last used, never moving it backwards', async () => {
+      await s.keys.insert(key('k1', 1000), 'hash-1');
+      await s.keys.insert(key('k2', 2000), 'hash-2');
+      await s.keys.markUsed('k1', 5000);
+      expect((await s.keys.findByHash('hash-1'))?.lastUsedAt).toBe(5000);
+      await s.keys.markUsed('k1', 4000);
+      expect((await s.keys.get('k1'))?.lastUsedAt).toBe(5000);
+      await s.keys.markUsed('k1', 6000);
+      await s.keys.markUsed('nope', 6000);
+      expect((await s.keys.list()).map((k) => [k.id, k.lastUsedAt])).toEqual([['k1', 6000], ['k2', null]]);
     });
 
     it('refuses a second key with the same hash', async () => {

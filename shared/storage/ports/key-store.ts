@@ -10,13 +10,19 @@ export interface ApiKeyRecord {
   indexes: string[] | null;
   createdAt: number;
   revokedAt: number | null;
+  /** When the key last authenticated a request (to the minute); null: never. */
+  lastUsedAt: number | null;
 }
 
 export interface KeyStore {
-  insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string): Promise<void>;
+  insert(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>, hash: string): Promise<void>;
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** The key with this id, revoked or not. */
+  get(id: string): Promise<ApiKeyRecord | null>;
   list(): Promise<ApiKeyRecord[]>;
   revoke(id: string): Promise<boolean>;
+  /** Records a use; never moves last_used_at backwards (processes record out of order). */
+  markUsed(id: string, at: number): Promise<void>;
   /**
    * The server secret every process must share (signatures, session hashes): the stored one, or
    * `candidate` when none is stored yet. Concurrent first callers all get the same winner.

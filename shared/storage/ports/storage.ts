@@ -5,6 +5,7 @@ import type { EventStore } from './event-store.js';
 import type { IndexRegistry } from './index-registry.js';
 import type { KeyStore } from './key-store.js';
 import type { SectionStore } from './section-store.js';
+import type { SessionStore } from './session-store.js';
 import type { VectorIndex } from './vector-index.js';
 
 export type StorageBackend = 'sqlite' | 'postgres';
@@ -18,6 +19,8 @@ export interface Storage {
   /** An external vector index (Qdrant); null: each API process holds the vectors in memory. */
   vectors: VectorIndex | null;
   keys: KeyStore;
+  /** Web-app sign-in sessions. */
+  sessions: SessionStore;
   configurations: ConfigurationStore;
   conversations: ConversationStore;
   events: EventStore;

@@ -9,6 +9,7 @@ import { PgKeyStore } from './pg-key-store.js';
 import { migratePostgres } from './pg-migrations.js';
 import { createPgPool } from './pg-pool.js';
 import { PgSectionStore } from './pg-section-store.js';
+import { PgSessionStore } from './pg-session-store.js';
 
 export interface PostgresStorageOptions {
   /** postgres://user:password@host:port/database */
@@ -38,6 +39,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     sections: new PgSectionStore(pool),
     vectors: options.vectors,
     keys: new PgKeyStore(pool),
+    sessions: new PgSessionStore(pool),
     configurations: new PgConfigurationStore(pool),
     conversations: new PgConversationStore(pool),
     events: new PgEventStore(pool),

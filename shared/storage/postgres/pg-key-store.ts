@@ -2,12 +2,12 @@ import type pg from 'pg';
 import type { ApiKeyRecord, KeyStore, Permission } from '../ports/key-store.js';
 import { keyRecordOf, type KeyRow } from '../stored-rows.js';
 
-const COLUMNS = 'id, name, prefix, permissions, indexes, created_at, revoked_at';
+const COLUMNS = 'id, name, prefix, permissions, indexes, created_at, revoked_at, last_used_at';
 
 export class PgKeyStore implements KeyStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  async insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string) {
+  async insert(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>, hash: string) {
     await this.pool.query(
       `INSERT INTO api_keys (id, name, hash, prefix, permissions, indexes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [record.id, record.name, hash, record.prefix, JSON.stringify(record.permissions),
@@ -20,6 +20,11 @@ export class PgKeyStore implements KeyStore {
     return rows[0] ? keyRecordOf(rows[0]) : null;
   }
 
+  async get(id: string) {
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return rows[0] ? keyRecordOf(rows[0]) : null;
+  }
+
   async list() {
     const { rows } = await this.pool.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
     return rows.map(keyRecordOf);
@@ -28,6 +33,10 @@ export class PgKeyStore implements KeyStore {
   async revoke(id: string) {
     const r = await this.pool.query(`UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, [Date.now(), id]);
     return (r.rowCount ?? 0) > 0;
+  }
+
+  async markUsed(id: string, at: number) {
+    await this.pool.query(`UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)`, [at, id]);
   }
 
   /** A concurrent first caller's INSERT waits for the winner's commit, then does nothing and reads it. */

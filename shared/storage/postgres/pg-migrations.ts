@@ -269,6 +269,22 @@ export const POSTGRES_MIGRATIONS: string[] = [
     PRIMARY KEY (kind, configuration_uid, day, prev)
   );
   `,
+  // Web-app sessions (by the keyed hash of their token) and when each key was last used.
+  `
+  CREATE TABLE web_sessions (
+    hash text PRIMARY KEY,
+    csrf_token text NOT NULL,
+    key_id text NOT NULL,
+    key_name text NOT NULL,
+    master_hash text,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    last_seen_at bigint NOT NULL
+  );
+  CREATE INDEX web_sessions_key ON web_sessions (key_id);
+  CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
+  ALTER TABLE api_keys ADD COLUMN last_used_at bigint;
+  `,
 ];
 
 /**

@@ -8,6 +8,7 @@ import { SqliteEventStore } from './sqlite-event-store.js';
 import { SqliteIndexRegistry } from './sqlite-index-registry.js';
 import { SqliteKeyStore } from './sqlite-key-store.js';
 import { SqliteSectionStore } from './sqlite-section-store.js';
+import { SqliteSessionStore } from './sqlite-session-store.js';
 
 export interface SqliteStorageOptions {
   dataDir: string;
@@ -32,6 +33,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     sections: new SqliteSectionStore(searchDb),
     vectors: null,
     keys: new SqliteKeyStore(db),
+    sessions: new SqliteSessionStore(db),
     configurations: new SqliteConfigurationStore(db),
     conversations: new SqliteConversationStore(db),
     events: new SqliteEventStore(eventsDb),

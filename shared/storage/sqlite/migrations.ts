@@ -95,6 +95,22 @@ export const DOCUMENT_MIGRATIONS: Migration[] = [
   `,
   // Settings every process must agree on (the server secret).
   `CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;`,
+  // Web-app sessions (by the keyed hash of their token) and when each key was last used.
+  `
+  CREATE TABLE web_sessions (
+    hash TEXT PRIMARY KEY,
+    csrf_token TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    key_name TEXT NOT NULL,
+    master_hash TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX web_sessions_key ON web_sessions (key_id);
+  CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
+  ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+  `,
 ];
 
 /**

@@ -12,14 +12,16 @@ export class SqliteKeyStore implements KeyStore {
          VALUES (@id, @name, @hash, @prefix, @permissions, @indexes, @createdAt)`,
       ),
       byHash: db.prepare<[string], KeyRow>(`SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL`),
+      byId: db.prepare<[string], KeyRow>(`SELECT * FROM api_keys WHERE id = ?`),
       all: db.prepare<[], KeyRow>(`SELECT * FROM api_keys ORDER BY created_at`),
       revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
+      markUsed: db.prepare(`UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)`),
       offerSecret: db.prepare(`INSERT INTO settings (key, value) VALUES ('secret', ?) ON CONFLICT DO NOTHING`),
       secret: db.prepare<[], string>(`SELECT value FROM settings WHERE key = 'secret'`).pluck(),
     };
   }
 
-  async insert(record: Omit<ApiKeyRecord, 'revokedAt'>, hash: string) {
+  async insert(record: Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'>, hash: string) {
     this.q.insert.run({
       ...record,
       hash,
@@ -33,12 +35,21 @@ export class SqliteKeyStore implements KeyStore {
     return r ? keyRecordOf(r) : null;
   }
 
+  async get(id: string) {
+    const r = this.q.byId.get(id);
+    return r ? keyRecordOf(r) : null;
+  }
+
   async list() {
     return this.q.all.all().map(keyRecordOf);
   }
 
   async revoke(id: string) {
     return this.q.revoke.run(Date.now(), id).changes > 0;
+  }
+
+  async markUsed(id: string, at: number) {
+    this.q.markUsed.run({ at, id });
   }
 
   async sharedSecret(candidate: string) {
