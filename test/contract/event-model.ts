@@ -1,4 +1,5 @@
-import type { ClickEvent, GenerationEvent, Insights, SearchEvent, SupportForwardEvent } from '../../shared/storage/ports/event-store.js';
+import type { ClickEvent, Device, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent } from '../../shared/storage/ports/event-store.js';
+import { dayIndex, localDays } from '../../shared/storage/local-days.js';
 import type { Storage } from '../../shared/storage/ports/storage.js';
 
 export const DAY = 86_400_000;
@@ -36,7 +37,8 @@ export class EventModel {
     return n;
   }
 
-  insights(cfg: string, from: number, to: number): Insights {
+  insights(cfg: string, from: number, to: number, options: InsightsOptions = {}): Insights {
+    const limit = options.limit ?? 20;
     const inRange = (e: { configurationUid: string; at: number }) => e.configurationUid === cfg && e.at >= from && e.at < to;
     const S = [...this.searches.values()].filter(inRange);
     const C = [...this.clicks.values()].filter(inRange);
@@ -45,7 +47,9 @@ export class EventModel {
     for (const k of allClicks) clicksOf.set(k.searchEventId, (clicksOf.get(k.searchEventId) ?? 0) + 1);
     const top = new Map<string, { query: string; searches: number; clicks: number }>();
     const empty = new Map<string, { query: string; searches: number }>();
-    const days = new Map<number, { searches: number; noResults: number }>();
+    const localDay = localDays(from, to, options.timeZone ?? 'UTC');
+    const dayOf = (at: number) => localDay[dayIndex(localDay, at)].day;
+    const days = new Map<string, { searches: number; noResults: number; sessions: Set<string> }>();
     for (const s of S) {
       const t = top.get(s.normalized) ?? { query: s.normalized, searches: 0, clicks: 0 };
       t.searches++;
@@ -56,15 +60,18 @@ export class EventModel {
         e.searches++;
         empty.set(s.normalized, e);
       }
-      const d = days.get(Math.floor(s.at / DAY)) ?? { searches: 0, noResults: 0 };
+      const d = days.get(dayOf(s.at)) ?? { searches: 0, noResults: 0, sessions: new Set<string>() };
       d.searches++;
       if (s.resultCount === 0) d.noResults++;
-      days.set(Math.floor(s.at / DAY), d);
+      d.sessions.add(s.session);
+      days.set(dayOf(s.at), d);
     }
-    const dayClicks = count(C.map((k) => Math.floor(k.at / DAY)));
+    const dayClicks = count(C.map((k) => dayOf(k.at)));
     const byCount = <T extends { query: string; searches: number }>(a: T, b: T) => b.searches - a.searches || (a.query < b.query ? -1 : 1);
     const searchesWithClick = new Set(C.map((k) => k.searchEventId)).size;
     const G = [...this.generations.values()].filter(inRange);
+    const unanswered = (kind: string) => G.filter((g) => g.kind === kind && g.status === 'no-relevant-results').length;
+    const supports = this.supports.filter(inRange);
     return {
       searches: S.length,
       sessions: new Set(S.map((s) => s.session)).size,
@@ -72,16 +79,22 @@ export class EventModel {
       searchesWithClick,
       ctr: S.length ? searchesWithClick / S.length : 0,
       noResultSearches: S.filter((s) => s.resultCount === 0).length,
-      topQueries: [...top.values()].sort(byCount).slice(0, 20),
-      noResultQueries: [...empty.values()].sort(byCount).slice(0, 20),
+      topQueries: [...top.values()].sort(byCount).slice(0, limit),
+      noResultQueries: [...empty.values()].sort(byCount).slice(0, limit),
       clickPositions: [...count(C.map((k) => k.position))].sort((a, b) => a[0] - b[0]).map(([position, clicks]) => ({ position, clicks })),
-      supportForwards: this.supports.filter(inRange).length,
+      supportForwards: supports.length,
       summaries: G.filter((g) => g.kind === 'summary').length,
       chats: G.filter((g) => g.kind === 'chat').length,
       unansweredGenerations: G.filter((g) => g.status === 'no-relevant-results').length,
-      byDay: [...days].sort((a, b) => a[0] - b[0]).map(([day, d]) => ({
-        day: new Date(day * DAY).toISOString().slice(0, 10), searches: d.searches, clicks: dayClicks.get(day) ?? 0, noResults: d.noResults,
+      summariesUnanswered: unanswered('summary'),
+      chatsUnanswered: unanswered('chat'),
+      byDay: [...days].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, d]) => ({
+        day, searches: d.searches, clicks: dayClicks.get(day) ?? 0, noResults: d.noResults, sessions: d.sessions.size,
       })),
+      devices: [...count(S.map((s) => s.device))].map(([device, searches]) => ({ device, searches }))
+        .sort((a, b) => b.searches - a.searches || (a.device < b.device ? -1 : 1)),
+      supportForwardUrls: [...count(supports.map((f) => f.url))].map(([url, forwards]) => ({ url, forwards }))
+        .sort((a, b) => b.forwards - a.forwards || (a.url < b.url ? -1 : 1)).slice(0, 20),
     };
   }
 }
@@ -110,6 +123,9 @@ export async function apply(s: Storage, op: Op): Promise<void> {
  * before their search is recorded, some the next day, some of unknown searches, some repeated),
  * support forwards and generations, in a shuffled order.
  */
+const DEVICES: Device[] = ['desktop', 'mobile', 'unknown'];
+const URLS = ['https://support/x', 'https://support/y', 'https://help/a'];
+
 export function randomOps(rand: () => number, t0: number, days: number, cfgs: string[], tag: string, n = 240): Op[] {
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
   const time = () => t0 + Math.floor(rand() * days * DAY);
@@ -118,7 +134,7 @@ export function randomOps(rand: () => number, t0: number, days: number, cfgs: st
   const searches: SearchEvent[] = Array.from({ length: n }, (_, i) => {
     const q = pick(queries);
     return {
-      id: `${tag}-s${i}`, at: time(), configurationUid: pick(cfgs), variant: 'ui', session: pick(sessions), device: 'desktop',
+      id: `${tag}-s${i}`, at: time(), configurationUid: pick(cfgs), variant: 'ui', session: pick(sessions), device: pick(DEVICES),
       query: q.toUpperCase(), normalized: q, resultCount: rand() < 0.25 ? 0 : 1 + Math.floor(rand() * 9),
     };
   });
@@ -145,7 +161,7 @@ export function randomOps(rand: () => number, t0: number, days: number, cfgs: st
     if (rand() < 0.1) ops.push({ kind: 'click', event: { ...event } });
   }
   for (let i = 0; i < n / 8; i++) {
-    ops.push({ kind: 'support', event: { at: time(), configurationUid: pick(cfgs), url: 'https://support/x', session: rand() < 0.5 ? null : pick(sessions), device: 'mobile' } });
+    ops.push({ kind: 'support', event: { at: time(), configurationUid: pick(cfgs), url: pick(URLS), session: rand() < 0.5 ? null : pick(sessions), device: pick(DEVICES) } });
     const g: GenerationEvent = {
       id: `${tag}-g${i}`, at: time(), configurationUid: pick(cfgs), kind: rand() < 0.5 ? 'summary' : 'chat', session: pick(sessions),
       device: 'unknown', query: pick(queries), status: rand() < 0.3 ? 'no-relevant-results' : 'success', latencyMs: rand() * 900, references: ['https://r/1'],

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SearchEvent } from '../../shared/storage/ports/event-store.js';
+import type { InsightsOptions, SearchEvent } from '../../shared/storage/ports/event-store.js';
 import type { Storage } from '../../shared/storage/ports/storage.js';
 import { prng } from '../helpers/prng.js';
 import { apply, DAY, EventModel, randomOps, ranges, type Op } from './event-model.js';
@@ -15,11 +15,16 @@ const click = (searchEventId: string, at: number, session: string, position: num
   at, configurationUid: cfg, searchEventId, session, normalized, position, target,
 });
 
+/** UTC, a zone with DST, a half-hour zone (days cut at the whole hour) and a short top list. */
+const VIEWS: InsightsOptions[] = [{}, { timeZone: 'America/New_York', limit: 3 }, { timeZone: 'Asia/Kolkata', limit: 1000 }];
+
 async function expectLikeModel(s: Storage, model: EventModel, windows: [number, number][]) {
   for (const cfg of CFGS) {
     for (const [from, to] of windows) {
-      const got = await s.events.insights(cfg, from, to);
-      expect({ cfg, from, to, ...got }).toEqual({ cfg, from, to, ...model.insights(cfg, from, to) });
+      for (const view of VIEWS) {
+        const got = await s.events.insights(cfg, from, to, view);
+        expect({ cfg, from, to, view, ...got }).toEqual({ cfg, from, to, view, ...model.insights(cfg, from, to, view) });
+      }
     }
   }
 }
@@ -84,8 +89,22 @@ export function eventStoreContract(name: string, make: MakeStorage) {
         topQueries: [{ query: 'install', searches: 3, clicks: 3 }, { query: 'pricing', searches: 1, clicks: 0 }],
         noResultQueries: [{ query: 'install', searches: 1 }, { query: 'pricing', searches: 1 }],
         clickPositions: [{ position: 1, clicks: 2 }, { position: 2, clicks: 1 }],
-        supportForwards: 1, summaries: 1, chats: 1, unansweredGenerations: 1,
-        byDay: [{ day: '2024-03-10', searches: 2, clicks: 2, noResults: 1 }, { day: '2024-03-11', searches: 2, clicks: 1, noResults: 1 }],
+        supportForwards: 1, summaries: 1, chats: 1, unansweredGenerations: 1, summariesUnanswered: 0, chatsUnanswered: 1,
+        byDay: [
+          { day: '2024-03-10', searches: 2, clicks: 2, noResults: 1, sessions: 1 },
+          { day: '2024-03-11', searches: 2, clicks: 1, noResults: 1, sessions: 2 },
+        ],
+        devices: [{ device: 'desktop', searches: 4 }],
+        supportForwardUrls: [{ url: 'https://help', forwards: 1 }],
+      });
+      // New York: 01:00 UTC on the 10th is the evening of the 9th there.
+      expect((await s.events.insights('cfg-a', T0 - DAY, T0 + 3 * DAY, { timeZone: 'America/New_York', limit: 1 }))).toMatchObject({
+        topQueries: [{ query: 'install', searches: 3, clicks: 3 }],
+        noResultQueries: [{ query: 'install', searches: 1 }],
+        byDay: [
+          { day: '2024-03-09', searches: 2, clicks: 2, noResults: 1, sessions: 1 },
+          { day: '2024-03-10', searches: 2, clicks: 1, noResults: 1, sessions: 2 },
+        ],
       });
       const none = await s.events.insights('cfg-a', T0 + 20 * DAY, T0 + 21 * DAY);
       expect(none).toMatchObject({ searches: 0, sessions: 0, clicks: 0, ctr: 0, topQueries: [], byDay: [] });

@@ -67,7 +67,21 @@ export interface Insights {
   chats: number;
   /** Summaries and chat replies that found nothing relevant. */
   unansweredGenerations: number;
-  byDay: { day: string; searches: number; clicks: number; noResults: number }[];
+  summariesUnanswered: number;
+  chatsUnanswered: number;
+  /** Local days (see localDays) with searches; `sessions`: distinct sessions that searched that day. */
+  byDay: { day: string; searches: number; clicks: number; noResults: number; sessions: number }[];
+  /** Searches per device, most first. */
+  devices: { device: Device; searches: number }[];
+  /** The 20 urls most forwarded to, most first. */
+  supportForwardUrls: { url: string; forwards: number }[];
+}
+
+export interface InsightsOptions {
+  /** IANA zone whose local days `byDay` lists (default UTC). */
+  timeZone?: string;
+  /** Length of the top-query and no-result-query lists (default 20). */
+  limit?: number;
 }
 
 /**
@@ -86,7 +100,7 @@ export interface EventStore {
   suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number): Promise<string[]>;
   /** Distinct sessions that clicked each target for a normalized query. */
   clickSessions(configurationUid: string, normalized: string): Promise<Map<string, number>>;
-  insights(configurationUid: string, from: number, to: number): Promise<Insights>;
+  insights(configurationUid: string, from: number, to: number, options?: InsightsOptions): Promise<Insights>;
   /** Drops everything recorded for a configuration. */
   forget(configurationUid: string): Promise<void>;
   /** Drops raw events recorded before `before` (ms epoch); returns how many went. */

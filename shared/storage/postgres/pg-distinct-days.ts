@@ -12,6 +12,20 @@ import type pg from 'pg';
  */
 export const DISTINCT_SESSIONS = 1;
 export const DISTINCT_CLICKED_SEARCHES = 2;
+/**
+ * Sessions by UTC hour (the "days" of this kind are hours), for sessions per local day. A pair whose
+ * previous hour is more than SESSION_HOURS_WINDOW back is stored with prev -1, which keeps the pairs
+ * few (a returning visitor adds no row per earlier visit) and the count exact for any window of up
+ * to that many hours, which holds every local day.
+ */
+export const DISTINCT_SESSION_HOURS = 3;
+const SESSION_HOURS_WINDOW = 48;
+
+/** The previous day of a key's day `d`, clipped for DISTINCT_SESSION_HOURS; `kind` and `partition` are SQL. */
+function previous(kind: string, partition: string): string {
+  const lag = `lag(d, 1, -1) OVER (PARTITION BY ${partition} ORDER BY d)`;
+  return `CASE WHEN ${kind} = ${DISTINCT_SESSION_HOURS} AND ${lag} < d - ${SESSION_HOURS_WINDOW} THEN -1 ELSE ${lag} END`;
+}
 
 export interface DistinctSighting {
   configurationUid: string;
@@ -33,10 +47,10 @@ export async function recordDistinct(c: pg.PoolClient, kind: number, sightings: 
          WHERE NOT (excluded.days <@ t.days)
        RETURNING configuration_uid, key, days, added
      ), pairs AS (
-       SELECT configuration_uid AS c, d, lag(d, 1, -1) OVER (PARTITION BY configuration_uid, key ORDER BY d) AS prev, 1 AS n
+       SELECT configuration_uid AS c, d, ${previous('$1', 'configuration_uid, key')} AS prev, 1 AS n
        FROM up, unnest(up.days) AS d
        UNION ALL
-       SELECT configuration_uid, d, lag(d, 1, -1) OVER (PARTITION BY configuration_uid, key ORDER BY d), -1
+       SELECT configuration_uid, d, ${previous('$1', 'configuration_uid, key')}, -1
        FROM up, unnest(up.days) AS d WHERE d <> ALL (up.added)
      )
      INSERT INTO distinct_pairs AS p (kind, configuration_uid, day, prev, n)
@@ -65,7 +79,7 @@ async function applyPairs(c: pg.PoolClient, sign: 1 | -1): Promise<void> {
   await c.query(
     `INSERT INTO distinct_pairs AS p (kind, configuration_uid, day, prev, n)
      SELECT kind, configuration_uid, d, prev, $1::bigint * count(*) FROM (
-       SELECT k.kind, k.configuration_uid, d, lag(d, 1, -1) OVER (PARTITION BY k.kind, k.configuration_uid, k.key ORDER BY d) AS prev
+       SELECT k.kind, k.configuration_uid, d, ${previous('k.kind', 'k.kind, k.configuration_uid, k.key')} AS prev
        FROM distinct_keys k JOIN prune_keys USING (kind, configuration_uid, key), unnest(k.days) AS d
      ) x GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
      ON CONFLICT (kind, configuration_uid, day, prev) DO UPDATE SET n = p.n + excluded.n`,
@@ -75,20 +89,19 @@ async function applyPairs(c: pg.PoolClient, sign: 1 | -1): Promise<void> {
 
 /**
  * After raw events before `before` are deleted: the keys that had such events (temporary table
- * prune_keys, filled by the caller before deleting) lose the days before `day` (= the day of
- * `before`), and that day too unless it still has raw events of theirs (temporary table
- * prune_kept: keys with events in [before, end of that day)).
+ * prune_keys, filled by the caller before deleting, with `cut` = the day, or hour, of `before`)
+ * lose the days before `cut`, and that one too unless it still has raw events of theirs
+ * (temporary table prune_kept: keys with events in [before, end of `cut`)).
  */
-export async function pruneDistinct(c: pg.PoolClient, day: number): Promise<void> {
+export async function pruneDistinct(c: pg.PoolClient): Promise<void> {
   await applyPairs(c, -1);
   await c.query(
     `UPDATE distinct_keys k SET days = ARRAY(
        SELECT x FROM unnest(k.days) AS x
-       WHERE x > $1 OR (x = $1 AND EXISTS (
+       WHERE x > c.cut OR (x = c.cut AND EXISTS (
          SELECT 1 FROM prune_kept p WHERE p.kind = k.kind AND p.configuration_uid = k.configuration_uid AND p.key = k.key))
        ORDER BY x)
      FROM prune_keys c WHERE k.kind = c.kind AND k.configuration_uid = c.configuration_uid AND k.key = c.key`,
-    [day],
   );
   await applyPairs(c, 1);
   await c.query(

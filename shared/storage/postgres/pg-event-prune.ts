@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { pruneDistinct } from './pg-distinct-days.js';
+import { HOUR_MS } from '../local-days.js';
+import { DISTINCT_CLICKED_SEARCHES, DISTINCT_SESSION_HOURS, DISTINCT_SESSIONS, pruneDistinct } from './pg-distinct-days.js';
 import { inTransaction } from './pg-transaction.js';
 
 const DAY_MS = 86_400_000;
@@ -7,27 +8,31 @@ const RAW_TABLES = ['searches', 'clicks', 'support_forwards', 'generations'];
 
 /**
  * Retention: deletes raw events before `before` and keeps the rollups equal to what remains. Days
- * before `before`'s day lose their rollups; that day (partly pruned, unless `before` is midnight)
- * gets its rollups rebuilt from its remaining raw events. $1 = before, $2 = its day, $3 = the end
- * of that day.
+ * (hours, for the hourly rollups) before `before`'s lose their rollups; the one `before` falls in
+ * (partly pruned, unless `before` is on its boundary) gets its rollups rebuilt from its remaining
+ * raw events.
  */
 export async function pgPruneEvents(pool: pg.Pool, before: number): Promise<number> {
   const day = Math.floor(before / DAY_MS);
-  const params = [before, day, (day + 1) * DAY_MS];
+  const hour = Math.floor(before / HOUR_MS);
+  const dayEnd = (day + 1) * DAY_MS;
+  const hourEnd = (hour + 1) * HOUR_MS;
   return inTransaction(pool, async (c) => {
     // Keys whose distinct-day records change: those with raw events about to go, and of those,
-    // the ones that keep events on the partly pruned day.
+    // the ones that keep events on the partly pruned day (hour).
     await c.query(
       `CREATE TEMPORARY TABLE prune_keys ON COMMIT DROP AS
-         SELECT DISTINCT 1::smallint AS kind, configuration_uid, session AS key FROM searches WHERE at < $1
-         UNION SELECT DISTINCT 2::smallint, configuration_uid, search_id FROM clicks WHERE at < $1`,
-      [before],
+         SELECT DISTINCT ${DISTINCT_SESSIONS}::smallint AS kind, configuration_uid, session AS key, $2::int AS cut FROM searches WHERE at < $1
+         UNION SELECT DISTINCT ${DISTINCT_CLICKED_SEARCHES}::smallint, configuration_uid, search_id, $2::int FROM clicks WHERE at < $1
+         UNION SELECT DISTINCT ${DISTINCT_SESSION_HOURS}::smallint, configuration_uid, session, $3::int FROM searches WHERE at < $1`,
+      [before, day, hour],
     );
     await c.query(
       `CREATE TEMPORARY TABLE prune_kept ON COMMIT DROP AS
-         SELECT DISTINCT 1::smallint AS kind, configuration_uid, session AS key FROM searches WHERE at >= $1 AND at < $2
-         UNION SELECT DISTINCT 2::smallint, configuration_uid, search_id FROM clicks WHERE at >= $1 AND at < $2`,
-      [before, params[2]],
+         SELECT DISTINCT ${DISTINCT_SESSIONS}::smallint AS kind, configuration_uid, session AS key FROM searches WHERE at >= $1 AND at < $2
+         UNION SELECT DISTINCT ${DISTINCT_CLICKED_SEARCHES}::smallint, configuration_uid, search_id FROM clicks WHERE at >= $1 AND at < $2
+         UNION SELECT DISTINCT ${DISTINCT_SESSION_HOURS}::smallint, configuration_uid, session FROM searches WHERE at >= $1 AND at < $3`,
+      [before, dayEnd, hourEnd],
     );
     // Searches after the pruned day keep their rollup row, which counted clicks that are going now.
     await c.query(
@@ -35,40 +40,42 @@ export async function pgPruneEvents(pool: pg.Pool, before: number): Promise<numb
          SELECT s.configuration_uid, (s.at / ${DAY_MS})::int AS day, s.normalized AS query, count(*) AS n
          FROM clicks k JOIN searches s ON s.id = k.search_id WHERE k.at < $1 AND s.at >= $2 GROUP BY 1, 2, 3
        ) g WHERE t.configuration_uid = g.configuration_uid AND t.day = g.day AND t.query = g.query`,
-      [before, params[2]],
+      [before, dayEnd],
     );
     let removed = 0;
     for (const table of RAW_TABLES) removed += (await c.query(`DELETE FROM ${table} WHERE at < $1`, [before])).rowCount ?? 0;
-    for (const table of ['event_days', 'click_days', 'query_days']) await c.query(`DELETE FROM ${table} WHERE day <= $1`, [day]);
-    await rebuildDay(c, params);
-    await pruneDistinct(c, day);
+    await c.query(`DELETE FROM query_days WHERE day <= $1`, [day]);
+    for (const table of ['event_hours', 'click_hours']) await c.query(`DELETE FROM ${table} WHERE hour <= $1`, [hour]);
+    await rebuild(c, before, day, dayEnd, hour, hourEnd);
+    await pruneDistinct(c);
     return removed;
   });
 }
 
-/** The rollups of day $2 from its raw events (all at or after $1 now). */
-async function rebuildDay(c: pg.PoolClient, params: number[]) {
+/** The rollups of day `day` and hour `hour` from their raw events (all at or after `before` now). */
+async function rebuild(c: pg.PoolClient, before: number, day: number, dayEnd: number, hour: number, hourEnd: number) {
   await c.query(
-    `INSERT INTO event_days (configuration_uid, day, searches, no_results, support_forwards, summaries, chats, unanswered)
-     SELECT configuration_uid, $2::int, sum(s), sum(e), sum(f), sum(su), sum(ch), sum(un) FROM (
-       SELECT configuration_uid, 1 AS s, (result_count = 0)::int AS e, 0 AS f, 0 AS su, 0 AS ch, 0 AS un
+    `INSERT INTO event_hours (configuration_uid, hour, device, searches, no_results, support_forwards, summaries, summaries_unanswered, chats, chats_unanswered)
+     SELECT configuration_uid, $2::int, device, sum(s), sum(e), sum(f), sum(su), sum(suu), sum(ch), sum(chu) FROM (
+       SELECT configuration_uid, device, 1 AS s, (result_count = 0)::int AS e, 0 AS f, 0 AS su, 0 AS suu, 0 AS ch, 0 AS chu
        FROM searches WHERE at >= $1 AND at < $3
-       UNION ALL SELECT configuration_uid, 0, 0, 1, 0, 0, 0 FROM support_forwards WHERE at >= $1 AND at < $3
-       UNION ALL SELECT configuration_uid, 0, 0, 0, (kind = 'summary')::int, (kind = 'chat')::int, (status = 'no-relevant-results')::int
+       UNION ALL SELECT configuration_uid, device, 0, 0, 1, 0, 0, 0, 0 FROM support_forwards WHERE at >= $1 AND at < $3
+       UNION ALL SELECT configuration_uid, device, 0, 0, 0, (kind = 'summary')::int, (kind = 'summary' AND status = 'no-relevant-results')::int,
+         (kind = 'chat')::int, (kind = 'chat' AND status = 'no-relevant-results')::int
        FROM generations WHERE at >= $1 AND at < $3
-     ) x GROUP BY configuration_uid`,
-    params,
+     ) x GROUP BY configuration_uid, device`,
+    [before, hour, hourEnd],
   );
   await c.query(
-    `INSERT INTO click_days (configuration_uid, day, position, clicks)
+    `INSERT INTO click_hours (configuration_uid, hour, position, clicks)
      SELECT configuration_uid, $2::int, position, count(*) FROM clicks WHERE at >= $1 AND at < $3 GROUP BY configuration_uid, position`,
-    params,
+    [before, hour, hourEnd],
   );
   await c.query(
     `INSERT INTO query_days (configuration_uid, day, query, searches, no_results, clicks)
      SELECT configuration_uid, $2::int, normalized, count(*), count(*) FILTER (WHERE result_count = 0),
        coalesce(sum((SELECT count(*) FROM clicks k WHERE k.search_id = s.id)), 0)
      FROM searches s WHERE at >= $1 AND at < $3 GROUP BY configuration_uid, normalized`,
-    params,
+    [before, day, dayEnd],
   );
 }

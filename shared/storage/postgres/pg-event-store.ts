@@ -1,41 +1,48 @@
 import type pg from 'pg';
-import type { ClickEvent, EventStore, GenerationEvent, Insights, SearchEvent, SupportForwardEvent } from '../ports/event-store.js';
-import { DISTINCT_CLICKED_SEARCHES, DISTINCT_SESSIONS, recordDistinct } from './pg-distinct-days.js';
+import type {
+  ClickEvent, EventStore, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
+} from '../ports/event-store.js';
+import { HOUR_MS } from '../local-days.js';
+import { DISTINCT_CLICKED_SEARCHES, DISTINCT_SESSION_HOURS, DISTINCT_SESSIONS, recordDistinct } from './pg-distinct-days.js';
 import { pgInsights } from './pg-event-insights.js';
 import { pgPruneEvents } from './pg-event-prune.js';
 import { inTransaction, pgText } from './pg-transaction.js';
 
 export const DAY_MS = 86_400_000;
 const dayOf = (at: number) => Math.floor(at / DAY_MS);
+const hourOf = (at: number) => Math.floor(at / HOUR_MS);
 const FORGET_TABLES = [
   'searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_totals', 'click_stats',
-  'click_sessions', 'event_days', 'click_days', 'query_days', 'distinct_keys', 'distinct_pairs',
+  'click_sessions', 'event_hours', 'click_hours', 'query_days', 'distinct_keys', 'distinct_pairs',
 ];
 
-/** Adds to the counters of one event_days row (created when missing). */
-async function addToDay(c: pg.PoolClient, configurationUid: string, day: number, column: string, n = 1) {
+/** Adds to the counters of one event_hours row (created when missing). */
+async function addToHour(c: pg.PoolClient, configurationUid: string, at: number, device: string, counts: Record<string, number>) {
+  const columns = Object.keys(counts);
   await c.query(
-    `INSERT INTO event_days AS t (configuration_uid, day, ${column}) VALUES ($1, $2, $3)
-     ON CONFLICT (configuration_uid, day) DO UPDATE SET ${column} = t.${column} + excluded.${column}`,
-    [configurationUid, day, n],
+    `INSERT INTO event_hours AS t (configuration_uid, hour, device, ${columns.join(', ')}) VALUES ($1, $2, $3, ${columns.map((_, i) => `$${i + 4}`).join(', ')})
+     ON CONFLICT (configuration_uid, hour, device) DO UPDATE SET ${columns.map((k) => `${k} = t.${k} + excluded.${k}`).join(', ')}`,
+    [configurationUid, hourOf(at), device, ...Object.values(counts)],
   );
 }
 
 /**
  * Usage events in PostgreSQL.
  *
- * Insights read rollups, not raw events. Design choice: rollup tables by UTC day, maintained in the
- * transaction that records the events, rather than time-partitioned raw tables — partitions make
- * retention cheap but a 90-day range would still aggregate every raw row (10^7), and distinct
- * sessions over those rows take seconds. Counters (event_days, click_days, query_days) add up over
- * days; distinct counts (sessions, searches with a click) cannot, so they use the pair counts of
- * pg-distinct-days.ts, exact for any day range. A range that does not start or end at midnight UTC
- * reads its partial first and last days from the raw events (indexed by configuration and time),
- * so results equal a scan of the raw events. Retention deletes raw events by time (BRIN-indexed)
- * and rebuilds the one partially pruned day's rollups from what remains.
+ * Insights read rollups, not raw events. Design choice: rollup tables maintained in the transaction
+ * that records the events, rather than time-partitioned raw tables — partitions make retention
+ * cheap but a 90-day range would still aggregate every raw row (10^7), and distinct sessions over
+ * those rows take seconds. Counters by UTC hour and device (event_hours, click_hours) serve totals
+ * and the local days of any zone (days start on whole hours, see localDays); top queries read
+ * query_days by UTC day. Distinct counts (sessions, searches with a click) cannot be added up, so
+ * they use the pair counts of pg-distinct-days.ts: by UTC day for range totals, by hour for
+ * sessions per local day. A range that does not start or end on a rollup's boundary reads its
+ * partial first and last hours (days) from the raw events (indexed by configuration and time), so
+ * results equal a scan of the raw events. Retention deletes raw events by time (BRIN-indexed) and
+ * rebuilds the one partially pruned day's and hour's rollups from what remains.
  *
- * Every transaction touches tables in one order (raw, stats, distinct, query_days, event_days,
- * click_days) and rows in key order, so concurrent recorders on many hosts do not deadlock.
+ * Every transaction touches tables in one order (raw, stats, distinct, query_days, event_hours,
+ * click_hours) and rows in key order, so concurrent recorders on many hosts do not deadlock.
  */
 export class PgEventStore implements EventStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -45,12 +52,12 @@ export class PgEventStore implements EventStore {
     const list = events.filter((e) => !seen.has(e.id) && seen.add(e.id));
     if (list.length === 0) return;
     await inTransaction(this.pool, async (c) => {
-      const { rows } = await c.query<{ id: string; at: number; c: string; session: string; normalized: string; result_count: number }>(
+      const { rows } = await c.query<{ id: string; at: number; c: string; session: string; device: string; normalized: string; result_count: number }>(
         `INSERT INTO searches (id, at, configuration_uid, variant, session, device, query, normalized, result_count)
          SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[])
          ORDER BY 1
          ON CONFLICT (id) DO NOTHING
-         RETURNING id, at, configuration_uid AS c, session, normalized, result_count`,
+         RETURNING id, at, configuration_uid AS c, session, device, normalized, result_count`,
         [list.map((e) => e.id), list.map((e) => e.at), list.map((e) => e.configurationUid), list.map((e) => e.variant),
           list.map((e) => pgText(e.session)), list.map((e) => e.device), list.map((e) => pgText(e.query)),
           list.map((e) => pgText(e.normalized)), list.map((e) => e.resultCount)],
@@ -93,6 +100,7 @@ export class PgEventStore implements EventStore {
         [rows.map((r) => r.c)],
       );
       await recordDistinct(c, DISTINCT_SESSIONS, rows.map((r) => ({ configurationUid: r.c, key: r.session, day: dayOf(r.at) })));
+      await recordDistinct(c, DISTINCT_SESSION_HOURS, rows.map((r) => ({ configurationUid: r.c, key: r.session, day: hourOf(r.at) })));
       await c.query(
         `INSERT INTO query_days AS t (configuration_uid, day, query, searches, no_results, clicks)
          SELECT c, d, q, count(*), count(*) FILTER (WHERE n = 0), sum(k)
@@ -104,11 +112,11 @@ export class PgEventStore implements EventStore {
           rows.map((r) => earlyClicks.get(r.id) ?? 0)],
       );
       await c.query(
-        `INSERT INTO event_days AS t (configuration_uid, day, searches, no_results)
-         SELECT c, d, count(*), count(*) FILTER (WHERE n = 0) FROM unnest($1::text[], $2::int[], $3::int[]) AS u(c, d, n)
-         GROUP BY c, d ORDER BY c, d
-         ON CONFLICT (configuration_uid, day) DO UPDATE SET searches = t.searches + excluded.searches, no_results = t.no_results + excluded.no_results`,
-        [rows.map((r) => r.c), rows.map((r) => dayOf(r.at)), rows.map((r) => r.result_count)],
+        `INSERT INTO event_hours AS t (configuration_uid, hour, device, searches, no_results)
+         SELECT c, h, v, count(*), count(*) FILTER (WHERE n = 0) FROM unnest($1::text[], $2::int[], $3::text[], $4::int[]) AS u(c, h, v, n)
+         GROUP BY c, h, v ORDER BY c, h, v
+         ON CONFLICT (configuration_uid, hour, device) DO UPDATE SET searches = t.searches + excluded.searches, no_results = t.no_results + excluded.no_results`,
+        [rows.map((r) => r.c), rows.map((r) => hourOf(r.at)), rows.map((r) => r.device), rows.map((r) => r.result_count)],
       );
     });
   }
@@ -145,9 +153,9 @@ export class PgEventStore implements EventStore {
         );
       }
       await c.query(
-        `INSERT INTO click_days AS t (configuration_uid, day, position, clicks) VALUES ($1, $2, $3, 1)
-         ON CONFLICT (configuration_uid, day, position) DO UPDATE SET clicks = t.clicks + 1`,
-        [e.configurationUid, dayOf(e.at), e.position],
+        `INSERT INTO click_hours AS t (configuration_uid, hour, position, clicks) VALUES ($1, $2, $3, 1)
+         ON CONFLICT (configuration_uid, hour, position) DO UPDATE SET clicks = t.clicks + 1`,
+        [e.configurationUid, hourOf(e.at), e.position],
       );
       return true;
     });
@@ -179,7 +187,7 @@ export class PgEventStore implements EventStore {
         `INSERT INTO support_forwards (at, configuration_uid, url, session, device) VALUES ($1, $2, $3, $4, $5)`,
         [e.at, e.configurationUid, pgText(e.url), e.session === null ? null : pgText(e.session), e.device],
       );
-      await addToDay(c, e.configurationUid, dayOf(e.at), 'support_forwards');
+      await addToHour(c, e.configurationUid, e.at, e.device, { support_forwards: 1 });
     });
   }
 
@@ -192,13 +200,10 @@ export class PgEventStore implements EventStore {
           Math.round(e.latencyMs), JSON.stringify(e.references)],
       );
       if (ins.rowCount === 0) return;
-      const day = dayOf(e.at);
-      await c.query(
-        `INSERT INTO event_days AS t (configuration_uid, day, summaries, chats, unanswered) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (configuration_uid, day) DO UPDATE
-           SET summaries = t.summaries + excluded.summaries, chats = t.chats + excluded.chats, unanswered = t.unanswered + excluded.unanswered`,
-        [e.configurationUid, day, e.kind === 'summary' ? 1 : 0, e.kind === 'chat' ? 1 : 0, e.status === 'no-relevant-results' ? 1 : 0],
-      );
+      const unanswered = e.status === 'no-relevant-results' ? 1 : 0;
+      await addToHour(c, e.configurationUid, e.at, e.device, e.kind === 'summary'
+        ? { summaries: 1, summaries_unanswered: unanswered }
+        : { chats: 1, chats_unanswered: unanswered });
     });
   }
 
@@ -225,8 +230,8 @@ export class PgEventStore implements EventStore {
     return new Map(rows.map((r) => [r.target.toString('utf8'), r.sessions]));
   }
 
-  insights(configurationUid: string, from: number, to: number): Promise<Insights> {
-    return pgInsights(this.pool, configurationUid, from, to);
+  insights(configurationUid: string, from: number, to: number, options: InsightsOptions = {}): Promise<Insights> {
+    return pgInsights(this.pool, configurationUid, from, to, options);
   }
 
   async forget(configurationUid: string): Promise<void> {

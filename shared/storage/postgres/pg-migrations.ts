@@ -285,6 +285,51 @@ export const POSTGRES_MIGRATIONS: string[] = [
   CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
   ALTER TABLE api_keys ADD COLUMN last_used_at bigint;
   `,
+  // Insights in any time zone: counters by UTC hour (hour = at / 3600000) and device replace the
+  // daily ones, and distinct kind 3 records the hours each session searched in (a pair whose
+  // previous hour is over 48 hours back is stored with prev -1: exact for windows up to 48 hours,
+  // i.e. any local day). Built from the raw events, which the old rollups equalled.
+  `
+  CREATE TABLE event_hours (
+    configuration_uid text COLLATE "C" NOT NULL,
+    hour integer NOT NULL,
+    device text COLLATE "C" NOT NULL,
+    searches bigint NOT NULL DEFAULT 0,
+    no_results bigint NOT NULL DEFAULT 0,
+    support_forwards bigint NOT NULL DEFAULT 0,
+    summaries bigint NOT NULL DEFAULT 0,
+    summaries_unanswered bigint NOT NULL DEFAULT 0,
+    chats bigint NOT NULL DEFAULT 0,
+    chats_unanswered bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (configuration_uid, hour, device)
+  );
+  INSERT INTO event_hours
+  SELECT configuration_uid, hour, device, sum(s), sum(e), sum(f), sum(su), sum(suu), sum(ch), sum(chu) FROM (
+    SELECT configuration_uid, (at / 3600000)::int AS hour, device, 1 AS s, (result_count = 0)::int AS e, 0 AS f, 0 AS su, 0 AS suu, 0 AS ch, 0 AS chu
+    FROM searches
+    UNION ALL SELECT configuration_uid, (at / 3600000)::int, device, 0, 0, 1, 0, 0, 0, 0 FROM support_forwards
+    UNION ALL SELECT configuration_uid, (at / 3600000)::int, device, 0, 0, 0, (kind = 'summary')::int,
+      (kind = 'summary' AND status = 'no-relevant-results')::int, (kind = 'chat')::int, (kind = 'chat' AND status = 'no-relevant-results')::int
+    FROM generations
+  ) x GROUP BY 1, 2, 3;
+  CREATE TABLE click_hours (
+    configuration_uid text COLLATE "C" NOT NULL,
+    hour integer NOT NULL,
+    position integer NOT NULL,
+    clicks bigint NOT NULL,
+    PRIMARY KEY (configuration_uid, hour, position)
+  );
+  INSERT INTO click_hours SELECT configuration_uid, (at / 3600000)::int, position, count(*) FROM clicks GROUP BY 1, 2, 3;
+  DROP TABLE event_days;
+  DROP TABLE click_days;
+  INSERT INTO distinct_keys (kind, configuration_uid, key, days, added)
+  SELECT 3, configuration_uid, session, array_agg(DISTINCT (at / 3600000)::int ORDER BY (at / 3600000)::int), '{}'::int[]
+  FROM searches GROUP BY 2, 3;
+  INSERT INTO distinct_pairs (kind, configuration_uid, day, prev, n)
+  SELECT 3, configuration_uid, d, CASE WHEN prev < d - 48 THEN -1 ELSE prev END, count(*) FROM (
+    SELECT configuration_uid, d, lag(d, 1, -1) OVER (PARTITION BY configuration_uid, key ORDER BY d) AS prev
+    FROM distinct_keys, unnest(days) AS d WHERE kind = 3) x GROUP BY 2, 3, 4;
+  `,
 ];
 
 /**

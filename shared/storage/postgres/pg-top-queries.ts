@@ -1,8 +1,7 @@
 import type pg from 'pg';
 
-const TOP = 20;
-/** Head lengths tried before falling back to aggregating every query of the range. */
-const HEADS = [100, 1000];
+/** Head lengths tried (in multiples of the list's length) before aggregating every query of the range. */
+const HEADS = [5, 50];
 
 export interface TopSpec {
   /** The query_days counter ranked on. */
@@ -11,6 +10,8 @@ export interface TopSpec {
   rawFilter: string;
   /** An extra output column: its query_days column, and its value per raw search `s`. */
   extra?: { name: string; column: string; raw: string };
+  /** How many queries to rank. */
+  limit: number;
 }
 
 /**
@@ -18,14 +19,14 @@ export interface TopSpec {
  * over 90 days). Each whole day, and the raw partial days together, form a list; its head is its
  * `head` most frequent queries (an index range per day). A query in no head has at most each
  * list's smallest head count there, so its total is at most their sum, the bound. Totals are then
- * added up for the head queries only; if the 20th of them beats the bound, no other query can
- * enter the top 20. Otherwise a longer head is tried, and at last every query is aggregated.
+ * added up for the head queries only; if the last of the top `limit` beats the bound, no other
+ * query can enter. Otherwise a longer head is tried, and at last every query is aggregated.
  * Parameters as pgInsights: $1 configuration, [$2, $3) whole days, $4..$7 partial-day edges.
  */
 export async function topQueries<T extends pg.QueryResultRow>(
   pool: pg.Pool, params: unknown[], spec: TopSpec, edges: string, wholeDays: string,
 ): Promise<T[]> {
-  const { column, rawFilter, extra } = spec;
+  const { column, rawFilter, extra, limit } = spec;
   const raw = `FROM searches s WHERE s.configuration_uid = $1 AND ${edges} AND ${rawFilter}`;
   const ranked = (candidatesOnly: boolean) => `
     SELECT query, sum(n) AS searches${extra ? `, sum(extra) AS "${extra.name}"` : ''} FROM (
@@ -34,9 +35,9 @@ export async function topQueries<T extends pg.QueryResultRow>(
       UNION ALL
       SELECT s.normalized, 1${extra ? `, ${extra.raw}` : ''}
       ${candidatesOnly ? raw.replace('FROM searches s', 'FROM searches s JOIN unnest($8::text[]) AS c(q) ON c.q = s.normalized') : raw}
-    ) x GROUP BY query HAVING sum(n) > 0 ORDER BY 2 DESC, query COLLATE "C" LIMIT ${TOP}`;
+    ) x GROUP BY query HAVING sum(n) > 0 ORDER BY 2 DESC, query COLLATE "C" LIMIT ${limit}`;
 
-  for (const head of HEADS) {
+  for (const head of HEADS.map((h) => Math.max(100, h * limit))) {
     const heads = await pool.query<{ bound: number; candidates: string[] }>(
       `WITH days AS (
          SELECT d AS day, h.query, h.n FROM generate_series($2::int, $3::int - 1) AS d
@@ -51,7 +52,7 @@ export async function topQueries<T extends pg.QueryResultRow>(
     );
     const { bound, candidates } = heads.rows[0];
     const { rows } = await pool.query<T & { searches: number }>(ranked(true), [...params, candidates]);
-    if (bound === 0 || (rows.length === TOP && rows[TOP - 1].searches > bound)) return rows;
+    if (bound === 0 || (rows.length === limit && rows[limit - 1].searches > bound)) return rows;
   }
   return (await pool.query<T>(ranked(false), params)).rows;
 }

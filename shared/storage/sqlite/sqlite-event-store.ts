@@ -1,8 +1,9 @@
-import type { ClickEvent, EventStore, GenerationEvent, Insights, SearchEvent, SupportForwardEvent } from '../ports/event-store.js';
+import type {
+  ClickEvent, Device, EventStore, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
+} from '../ports/event-store.js';
+import { dayIndex, HOUR_MS, localDays } from '../local-days.js';
 import type Database from 'better-sqlite3';
 import type { Db } from './open-database.js';
-
-const DAY_MS = 86_400_000;
 
 export class SqliteEventStore implements EventStore {
   private readonly q;
@@ -90,7 +91,8 @@ export class SqliteEventStore implements EventStore {
     return new Map(this.q.clickSessions.all(configurationUid, normalized).map((r) => [r.target, r.sessions]));
   }
 
-  async insights(uid: string, from: number, to: number): Promise<Insights> {
+  async insights(uid: string, from: number, to: number, options: InsightsOptions = {}): Promise<Insights> {
+    const limit = options.limit ?? 20;
     const one = <T>(sql: string, ...args: unknown[]) => this.db.prepare(sql).get(...args) as T;
     const all = <T>(sql: string, ...args: unknown[]) => this.db.prepare(sql).all(...args) as T[];
     const range = [uid, from, to];
@@ -103,24 +105,24 @@ export class SqliteEventStore implements EventStore {
       `SELECT s.normalized AS query, count(DISTINCT s.id) AS searches, count(k.search_id) AS clicks
        FROM searches s LEFT JOIN clicks k ON k.search_id = s.id
        WHERE s.configuration_uid = ? AND s.at >= ? AND s.at < ?
-       GROUP BY s.normalized ORDER BY searches DESC, query LIMIT 20`, ...range);
+       GROUP BY s.normalized ORDER BY searches DESC, query LIMIT ?`, ...range, limit);
     const noResultQueries = all<{ query: string; searches: number }>(
       `SELECT normalized AS query, count(*) AS searches FROM searches
        WHERE configuration_uid = ? AND at >= ? AND at < ? AND result_count = 0
-       GROUP BY normalized ORDER BY searches DESC, query LIMIT 20`, ...range);
+       GROUP BY normalized ORDER BY searches DESC, query LIMIT ?`, ...range, limit);
     const clickPositions = all<{ position: number; clicks: number }>(
       `SELECT position, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY position ORDER BY position`, ...range);
-    const support = one<{ n: number }>(`SELECT count(*) AS n FROM support_forwards WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
-    const g = one<{ summaries: number; chats: number; unanswered: number }>(
+    const supportForwardUrls = all<{ url: string; forwards: number }>(
+      `SELECT url, count(*) AS forwards FROM support_forwards WHERE configuration_uid = ? AND at >= ? AND at < ?
+       GROUP BY url ORDER BY forwards DESC, url LIMIT 20`, ...range);
+    const devices = all<{ device: Device; searches: number }>(
+      `SELECT device, count(*) AS searches FROM searches WHERE configuration_uid = ? AND at >= ? AND at < ?
+       GROUP BY device ORDER BY searches DESC, device`, ...range);
+    const g = one<{ summaries: number; chats: number; summariesUnanswered: number; chatsUnanswered: number }>(
       `SELECT coalesce(sum(kind = 'summary'), 0) AS summaries, coalesce(sum(kind = 'chat'), 0) AS chats,
-              coalesce(sum(status = 'no-relevant-results'), 0) AS unanswered
+              coalesce(sum(kind = 'summary' AND status = 'no-relevant-results'), 0) AS summariesUnanswered,
+              coalesce(sum(kind = 'chat' AND status = 'no-relevant-results'), 0) AS chatsUnanswered
        FROM generations WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range);
-    const days = all<{ day: number; searches: number; noResults: number }>(
-      `SELECT at / ${DAY_MS} AS day, count(*) AS searches, sum(result_count = 0) AS noResults FROM searches
-       WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY day ORDER BY day`, ...range);
-    const dayClicks = new Map(all<{ day: number; clicks: number }>(
-      `SELECT at / ${DAY_MS} AS day, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY day`, ...range,
-    ).map((r) => [r.day, r.clicks]));
     return {
       searches: s.searches,
       sessions: s.sessions,
@@ -131,14 +133,37 @@ export class SqliteEventStore implements EventStore {
       topQueries,
       noResultQueries,
       clickPositions,
-      supportForwards: support.n,
+      supportForwards: one<{ n: number }>(`SELECT count(*) AS n FROM support_forwards WHERE configuration_uid = ? AND at >= ? AND at < ?`, ...range).n,
       summaries: g.summaries,
       chats: g.chats,
-      unansweredGenerations: g.unanswered,
-      byDay: days.map((d) => ({
-        day: new Date(d.day * DAY_MS).toISOString().slice(0, 10), searches: d.searches, clicks: dayClicks.get(d.day) ?? 0, noResults: d.noResults,
-      })),
+      unansweredGenerations: g.summariesUnanswered + g.chatsUnanswered,
+      summariesUnanswered: g.summariesUnanswered,
+      chatsUnanswered: g.chatsUnanswered,
+      byDay: s.searches ? this.byDay(uid, from, to, options.timeZone ?? 'UTC') : [],
+      devices,
+      supportForwardUrls,
     };
+  }
+
+  /** Per local day, from hourly groups (days start on whole hours, see localDays). */
+  private byDay(uid: string, from: number, to: number, timeZone: string): Insights['byDay'] {
+    const days = localDays(from, to, timeZone);
+    const out = days.map((d) => ({ day: d.day, searches: 0, clicks: 0, noResults: 0, sessions: new Set<string>() }));
+    const at = (hour: number) => out[dayIndex(days, Math.max(from, hour * HOUR_MS))];
+    const range = [uid, from, to];
+    for (const r of this.db.prepare(
+      `SELECT at / ${HOUR_MS} AS hour, session, count(*) AS searches, sum(result_count = 0) AS noResults FROM searches
+       WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY hour, session`,
+    ).all(...range) as { hour: number; session: string; searches: number; noResults: number }[]) {
+      const d = at(r.hour);
+      d.searches += r.searches;
+      d.noResults += r.noResults;
+      d.sessions.add(r.session);
+    }
+    for (const r of this.db.prepare(
+      `SELECT at / ${HOUR_MS} AS hour, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY hour`,
+    ).all(...range) as { hour: number; clicks: number }[]) at(r.hour).clicks += r.clicks;
+    return out.filter((d) => d.searches > 0).map((d) => ({ ...d, sessions: d.sessions.size }));
   }
 
   async forget(uid: string) {
