@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const shared = {
   globalSetup: ['test/helpers/global-redis.ts', 'test/helpers/global-postgres.ts'],
@@ -12,7 +12,10 @@ export default defineConfig({
     // Integration files start worker processes and push hundreds of pages; two at a time suits 2 cores.
     maxWorkers: 2,
     projects: [
-      { test: { ...shared, name: 'embedded', include: ['test/**/*.test.ts'] } },
+      { test: { ...shared, name: 'embedded', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] } },
+      // The web app in a real Chromium, on the embedded store only: one long flow per file, each step
+      // waiting on the page (indexing, insights) rather than on timers.
+      { test: { ...shared, name: 'e2e', include: ['test/e2e/*.test.ts'], testTimeout: 300_000, hookTimeout: 180_000 } },
       // The HTTP suites again with PostgreSQL as the store: every check of the three interfaces must
       // hold on both backends (the fuzzers run on the embedded default only, to keep the run short).
       {
