@@ -28,12 +28,14 @@ export function conversationStoreContract(name: string, make: MakeStorage) {
       ]);
       expect((await s.conversations.turns('cfg', 'c1', 1)).map((t) => t.question)).toEqual(['q2']);
       expect(await s.conversations.list('cfg', 0, 3000)).toEqual([
-        { id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000 },
-        { id: 'c2', latestUrl: null, updatedAt: 1500 },
+        { id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000, turns: 2 },
+        { id: 'c2', latestUrl: null, updatedAt: 1500, turns: 1 },
         // A reply without a url keeps the conversation's last known topic.
-        { id: 'c3', latestUrl: 'https://a/3', updatedAt: 1300 },
+        { id: 'c3', latestUrl: 'https://a/3', updatedAt: 1300, turns: 2 },
       ]);
       expect((await s.conversations.list('cfg', 1500, 1501)).map((c) => c.id)).toEqual(['c2']);
+      // The count is of the whole conversation, whatever part of it the range holds.
+      expect(await s.conversations.list('cfg', 1900, 2100)).toEqual([{ id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000, turns: 2 }]);
       expect(await s.conversations.list('cfg', 1600, 1700)).toEqual([]);
       expect(await s.conversations.exists('cfg', 'c1')).toBe(true);
       expect(await s.conversations.exists('other', 'c1')).toBe(false);

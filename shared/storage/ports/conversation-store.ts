@@ -18,6 +18,8 @@ export interface ConversationSummary {
   /** The url of the top reference of the latest reply (the latest topic), if it had one. */
   latestUrl: string | null;
   updatedAt: number;
+  /** Turns of the whole conversation. */
+  turns: number;
 }
 
 /** Chat conversations of a configuration, turn by turn. */

@@ -48,13 +48,15 @@ export class PgConversationStore implements ConversationStore {
   }
 
   async list(uid: string, from: number, to: number): Promise<ConversationSummary[]> {
-    const { rows } = await this.pool.query<{ id: string; latest_url: string | null; updated_at: number }>(
-      `SELECT c.id, c.latest_url, c.updated_at FROM conversations c
+    const { rows } = await this.pool.query<{ id: string; latest_url: string | null; updated_at: number; turns: number }>(
+      `SELECT c.id, c.latest_url, c.updated_at,
+         (SELECT count(*)::int FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid AND t.conversation_id = c.id) AS turns
+       FROM conversations c
        WHERE c.configuration_uid = $1 AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
          AND t.conversation_id = c.id AND t.at >= $2 AND t.at < $3)
        ORDER BY c.updated_at DESC, c.id LIMIT 10000`,
       [uid, from, to],
     );
-    return rows.map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at }));
+    return rows.map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at, turns: r.turns }));
   }
 }

@@ -29,8 +29,10 @@ export class SqliteConversationStore implements ConversationStore {
       insertTurn: db.prepare(
         `INSERT INTO conversation_turns (configuration_uid, conversation_id, seq, question, reply, refs, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
-      list: db.prepare<[string, number, number], { id: string; latest_url: string | null; updated_at: number }>(
-        `SELECT c.id, c.latest_url, c.updated_at FROM conversations c
+      list: db.prepare<[string, number, number], { id: string; latest_url: string | null; updated_at: number; turns: number }>(
+        `SELECT c.id, c.latest_url, c.updated_at,
+           (SELECT count(*) FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid AND t.conversation_id = c.id) AS turns
+         FROM conversations c
          WHERE c.configuration_uid = ? AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
            AND t.conversation_id = c.id AND t.at >= ? AND t.at < ?)
          ORDER BY c.updated_at DESC, c.id LIMIT 10000`,
@@ -54,6 +56,6 @@ export class SqliteConversationStore implements ConversationStore {
   }
 
   async list(uid: string, from: number, to: number) {
-    return this.q.list.all(uid, from, to).map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at }));
+    return this.q.list.all(uid, from, to).map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at, turns: r.turns }));
   }
 }
