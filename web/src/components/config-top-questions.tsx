@@ -1,0 +1,92 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { messageOf } from './async';
+import { configPath, type Configuration } from './config-common';
+import { Field } from './controls';
+
+/**
+ * Top questions, saved as a whole list on every change (PATCH top_questions), so the order shown is always the
+ * order stored. After a move, focus follows the moved question, so the keyboard can keep moving it.
+ */
+export function ConfigTopQuestions({ config, onChange }: { config: Configuration; onChange: () => void }) {
+  const [questions, setQuestions] = useState(config.top_questions);
+  const [draft, setDraft] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const save = async (next: string[], done: string, focusId?: string) => {
+    setBusy(true);
+    setError(null);
+    setStatus(null);
+    try {
+      const saved = await api.patch<Configuration>(configPath(config.uid), { top_questions: next });
+      setQuestions(saved.top_questions);
+      setStatus(done);
+      onChange();
+      return true;
+    } catch (err) {
+      setError(messageOf(err));
+      return false;
+    } finally {
+      setBusy(false);
+      if (focusId) requestAnimationFrame(() => document.getElementById(focusId)?.focus());
+    }
+  };
+  const move = (i: number, by: -1 | 1) => {
+    const next = [...questions];
+    const [q] = next.splice(i, 1);
+    next.splice(i + by, 0, q);
+    const to = i + by;
+    // At either end the button just pressed is disabled: focus its sibling instead.
+    const direction = to === 0 ? 'down' : to === next.length - 1 ? 'up' : by < 0 ? 'up' : 'down';
+    void save(next, `Moved “${q}” to position ${to + 1}.`, `tq-${direction}-${to}`);
+  };
+
+  return (
+    <>
+      <h2>Top questions</h2>
+      <p class="muted">Shown by the widget before anyone types, in this order (at most 50).</p>
+      <div role="status" class="success">{status}</div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {questions.length === 0 ? (
+        <div class="empty">No top questions yet. Add the questions your visitors ask most.</div>
+      ) : (
+        <ol class="ordered-list" aria-label="Top questions">
+          {questions.map((q, i) => (
+            <li key={`${i}-${q}`}>
+              <span class="grow">{q}</span>
+              <span class="item-actions">
+                <button type="button" class="small" id={`tq-up-${i}`} disabled={busy || i === 0} onClick={() => move(i, -1)}>
+                  Move up<span class="visually-hidden">: {q}</span>
+                </button>
+                <button type="button" class="small" id={`tq-down-${i}`} disabled={busy || i === questions.length - 1} onClick={() => move(i, 1)}>
+                  Move down<span class="visually-hidden">: {q}</span>
+                </button>
+                <button type="button" class="small" disabled={busy} onClick={() => void save(questions.filter((_, j) => j !== i), `Removed “${q}”.`, 'tq-new')}>
+                  Remove<span class="visually-hidden">: {q}</span>
+                </button>
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+      <form
+        class="card"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const q = draft.trim();
+          if (!q) return;
+          if (await save([...questions, q], `Added “${q}”.`, 'tq-new')) setDraft('');
+        }}
+      >
+        <div class="row">
+          <Field label="New question" id="tq-new">
+            <input id="tq-new" maxLength={500} required value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+          </Field>
+          <button type="submit" class="primary" disabled={busy}>Add question</button>
+        </div>
+      </form>
+    </>
+  );
+}
