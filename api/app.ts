@@ -10,6 +10,7 @@ import { PIPELINE_QUEUES } from '../shared/jobs/pipeline-jobs.js';
 import type { PipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { Authenticator } from '../shared/auth/api-keys.js';
+import { WebSessions } from '../shared/auth/web-sessions.js';
 import { newJobId } from '../shared/jobs/job-id.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey, requirePermission } from './middleware/auth.js';
@@ -19,6 +20,9 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi/openapi-document.js';
 import { adminRouter } from './routes/admin.js';
+import { adminSessionRouter } from './routes/admin-session.js';
+import { webAppRouter } from './routes/web-app.js';
+import { SignInLimiter } from './middleware/sign-in-limit.js';
 import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
 import { contentSearchRouter } from './routes/content-search.js';
@@ -84,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.set('trust proxy', config.http.trustProxy);
   app.set('query parser', 'simple');
 
-  const auth = new Authenticator(storage.keys, config.auth.masterKey);
+  const auth = new Authenticator(storage.keys, config.auth.masterKey, (err) => log.warn({ err }, 'recording when a key was last used failed'));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const writer = new DocumentWriter((w) => storage.documents.applyWrites(w), queues, log, { batchSize: config.pipeline.batchSize });
@@ -96,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
 
   const secret = await serverSecret(config.auth.secret, storage.keys);
   const signer = new FeedbackSigner(secret);
+  const sessions = new WebSessions(storage.sessions, storage.keys, secret, config.auth.masterKey, config.auth.sessionTtlMs);
   const recorder = new EventRecorder(storage.events, log);
   app.locals.recorder = recorder;
   const embedder = deps.embedder ?? null;
@@ -120,25 +125,28 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false, verify: bodyHasNul }));
 
   // The push routes come first: they carry the traffic, and every layer before them is tested per request.
-  const keyed = requireKey(auth);
-  app.use('/v2', keyed);
+  // The web app's session cookie works wherever the app calls; on /v2 only to read (pushing takes a key).
+  const keyed = requireKey(auth, { sessions });
+  app.use('/v2', requireKey(auth, { sessions, sessionsReadOnly: true }));
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
 
   app.use(operationsRouter({ storage, redis: deps.redis, queues, registry, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
+  app.use(webAppRouter(config.http.webDir));
 
   if (config.http.dashboard) {
     const board = new ExpressAdapter();
     board.setBasePath('/admin/queues');
     createBullBoard({ queues: PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), serverAdapter: board });
-    app.use('/admin/queues', requireKey(auth, true), requirePermission('admin'), board.getRouter());
+    app.use('/admin/queues', requireKey(auth, { challenge: true, sessions }), requirePermission('admin'), board.getRouter());
   }
 
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
   app.use(searchInterfaceRouter(widgetSearch, widgetUsage, widgetAnswers, [keyed, requirePermission('read')]));
 
+  app.use(adminSessionRouter(auth, sessions, new SignInLimiter(deps.redis, `${config.redis.prefix}:rl`)));
   app.use(['/v1/content', '/v1/admin'], keyed);
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));

@@ -76,8 +76,11 @@ export class Reconciler {
   }
 
   private async applyRetention(): Promise<void> {
-    if (!this.o.eventRetentionMs || Date.now() - this.lastRetention < RETENTION_EVERY_MS) return;
+    if (Date.now() - this.lastRetention < RETENTION_EVERY_MS) return;
     this.lastRetention = Date.now();
+    const ended = await this.storage.sessions.deleteExpired(Date.now());
+    if (ended) this.log.info({ ended }, 'expired web-app sessions dropped');
+    if (!this.o.eventRetentionMs) return;
     const dropped = await this.storage.events.prune(Date.now() - this.o.eventRetentionMs);
     if (dropped) this.log.info({ dropped }, 'usage events past their retention dropped');
   }

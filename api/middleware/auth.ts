@@ -1,7 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import { allows, type Authenticator, type Principal } from '../../shared/auth/api-keys.js';
 import { AppError } from '../../shared/errors/app-error.js';
+import type { WebSessions } from '../../shared/auth/web-sessions.js';
 import type { Permission } from '../../shared/storage/ports/key-store.js';
+import { authenticateSession, isSafeMethod } from './session-auth.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -18,16 +20,34 @@ function secretOf(req: Request): string | undefined {
   return undefined;
 }
 
-export function requireKey(auth: Authenticator, challenge = false) {
+export interface KeyOptions {
+  /** Answer 401 with a Basic challenge, so a browser asks for the key (the dashboard). */
+  challenge?: boolean;
+  /** Accept the web app's session cookie too (an explicit key, when sent, wins). */
+  sessions?: WebSessions;
+  /** Accept the cookie only on GET/HEAD/OPTIONS (routes the web app only reads). */
+  sessionsReadOnly?: boolean;
+}
+
+export function requireKey(auth: Authenticator, o: KeyOptions = {}) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const principal = await auth.authenticate(secretOf(req));
+    const secret = secretOf(req);
+    const principal =
+      secret === undefined && o.sessions && (!o.sessionsReadOnly || isSafeMethod(req))
+        ? await sessionPrincipal(o.sessions, req, res)
+        : await auth.authenticate(secret);
     if (!principal) {
-      if (challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
+      if (o.challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
       throw new AppError('invalid_api_key', 'Invalid API key');
     }
     req.principal = principal;
     next();
   };
+}
+
+async function sessionPrincipal(sessions: WebSessions, req: Request, res: Response): Promise<Principal | null> {
+  const session = await authenticateSession(sessions, req, res);
+  return session ? sessions.principalOf(session) : null;
 }
 
 /** Checks the authenticated key's permission, for one index when the route names one. */

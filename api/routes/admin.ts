@@ -24,7 +24,7 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
     res.json({
       keys: (await storage.keys.list()).map((k) => ({
         id: k.id, name: k.name, prefix: k.prefix, permissions: k.permissions, indexes: k.indexes,
-        created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
+        created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt), last_used_at: iso(k.lastUsedAt),
       })),
     });
   });
@@ -32,6 +32,8 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
   r.delete('/v1/admin/keys/:id', async (req, res) => {
     auth.forget();
     if (!(await storage.keys.revoke(req.params.id))) throw new AppError('not_found', `API key '${req.params.id}' does not exist or is already revoked`);
+    // Sessions re-check their key on every request anyway; this drops the rows they no longer need.
+    await storage.sessions.deleteOfKey(req.params.id);
     res.status(204).end();
   });
 

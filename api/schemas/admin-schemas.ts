@@ -15,6 +15,7 @@ export const keyViewSchema = z.object({
   indexes: z.array(z.string()).nullable(),
   created_at: z.string(),
   revoked_at: z.string().nullable(),
+  last_used_at: z.string().nullable().describe('When the key last authenticated a request (to the minute); null: never'),
 });
 
 export const createdKeySchema = z.object({

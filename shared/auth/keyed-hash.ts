@@ -2,11 +2,19 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { KeyStore } from '../storage/ports/key-store.js';
 
 /**
+ * HMAC of a value with the server secret, separated by purpose so a value hashed for one use never
+ * matches one hashed for another. Without the secret a stored hash cannot even be confirmed by guessing.
+ */
+export function keyedHash(secret: string, purpose: string, value: string): string {
+  return createHmac('sha256', secret).update(`${purpose}\u0000`).update(value).digest('base64url');
+}
+
+/**
  * A session id is personal data: only this keyed hash of it is stored, so the raw id cannot be
- * recovered from the data, and without the server secret it cannot even be confirmed by guessing.
+ * recovered from the data.
  */
 export function sessionHash(secret: string, sessionId: string): string {
-  return createHmac('sha256', secret).update('session\u0000').update(sessionId).digest('base64url').slice(0, 22);
+  return keyedHash(secret, 'session', sessionId).slice(0, 22);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 /**
@@ -45,6 +46,8 @@ const envSchema = z.object({
     .default('quarry'),
   QUARRY_MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   QUARRY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  QUARRY_SESSION_TTL_HOURS: int(1, 8760).default(12),
+  QUARRY_WEB_DIR: z.string().min(1).optional(),
   QUARRY_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
   QUARRY_MAX_BATCH_DOCUMENTS: int(1, 10000).default(1000),
   QUARRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -99,6 +102,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       maxBatchDocuments: e.QUARRY_MAX_BATCH_DOCUMENTS,
       dashboard: e.QUARRY_DASHBOARD,
       trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
+      /** The built web app served at /app/. */
+      webDir: e.QUARRY_WEB_DIR ? resolve(e.QUARRY_WEB_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist'),
     },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
     generation: {
@@ -124,7 +129,7 @@ function buildConfig(e: z.output<typeof envSchema>) {
       qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QUARRY_QDRANT_COLLECTION } : null,
       eventRetentionMs: e.QUARRY_EVENT_RETENTION_DAYS * 86_400_000,
     },
-    auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null },
+    auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null, sessionTtlMs: e.QUARRY_SESSION_TTL_HOURS * 3_600_000 },
     log: { level: e.QUARRY_LOG_LEVEL },
     pipeline: {
       queues: e.QUARRY_WORKER_QUEUES as PipelineQueue[],
