@@ -49,7 +49,8 @@ export async function buildWeb({ minify = true } = {}) {
     legalComments: 'none',
   });
   const outputs = Object.entries(result.metafile.outputs);
-  const entry = outputs.find(([, o]) => o.entryPoint)?.[0];
+  // With splitting, every lazily imported page is an entry point of its own chunk too: pick main.tsx's.
+  const entry = outputs.find(([, o]) => o.entryPoint?.endsWith('src/main.tsx'))?.[0];
   const css = outputs.find(([p]) => p.endsWith('.css'))?.[0];
   const name = (p) => relative(join(dist, 'assets'), join(root, p));
   const html = readFileSync(join(web, 'index.html'), 'utf8').replace('%JS%', name(entry)).replace('%CSS%', name(css));
