@@ -12,6 +12,7 @@ import {
   widgetSearchResponseSchema, widgetSearchSchema,
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
+import { sessionViewSchema, signInSchema } from '../schemas/session-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
 } from '../schemas/push-schemas.js';
@@ -209,6 +210,22 @@ const paths = {
   '/v1/admin/keys/{id}': {
     delete: { summary: 'Revoke an API key', security: auth, parameters: [param('id', 'path', 'Key id')], responses: { '204': ok('Revoked'), '404': err('Unknown key'), ...common } },
   },
+  '/v1/admin/session': {
+    post: {
+      summary: 'Sign in to the web app with a key that has admin (or the master key): sets the `quarry_session` cookie',
+      description: 'Answers `Set-Cookie: quarry_session=…; HttpOnly; SameSite=Strict; Path=/; Max-Age=<QUARRY_SESSION_TTL_HOURS in seconds>` (`Secure` over https). Needs no CSRF token, but a request whose `Origin` is another site (or `Sec-Fetch-Site` cross-site) is refused. 10 failed sign-ins from one address within 15 minutes: 429 until the window ends.',
+      requestBody: { required: true, content: json(signInSchema) },
+      responses: {
+        '200': ok('Signed in', sessionViewSchema), '400': err('No key in the body'), '401': err('The key is not valid'),
+        '403': err('The key lacks the admin permission, or the request came from another site'), '429': err('Too many failed sign-ins from this address; see Retry-After'),
+      },
+    },
+    get: { summary: 'The current session (the web app asks on load)', security: [{ session: [] }], responses: { '200': ok('Signed in', sessionViewSchema), '401': err('No session, or it expired or was ended') } },
+    delete: {
+      summary: 'Sign out: ends the session and clears the cookie', security: [{ session: [] }], parameters: [{ name: 'X-CSRF-Token', in: 'header', required: true, description: 'The session\'s csrf_token', schema: { type: 'string' } }],
+      responses: { '204': ok('Signed out'), '401': err('No session'), '403': err('Missing or wrong X-CSRF-Token, or a request from another site') },
+    },
+  },
   '/v1/admin/indexes': {
     post: { summary: 'Create an index for document push (page fields title, content, source_url, last_modified)', security: auth, requestBody: { required: true, content: json(createPushIndexSchema) }, responses: { '201': ok('Created'), '200': ok('Already existed'), '400': err('Invalid uid or language'), ...common } },
     get: { summary: 'List indexes with their progress', security: auth, responses: { '200': ok('Indexes'), ...common } },
@@ -225,7 +242,15 @@ export function openApiDocument() {
   return {
     openapi: '3.1.0',
     info: { title: 'Quarry', version: '0.1.0', description: 'Self-hosted AI search. Errors are always `{code, message}` (plus `error`, a stable name, and sometimes `details`).' },
-    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        session: {
+          type: 'apiKey', in: 'cookie', name: 'quarry_session',
+          description: 'The web app\'s session (POST /v1/admin/session). Accepted wherever an admin key is: /v1/admin, /v1/content, reading /v2 (GET), conversation listings and /admin/queues. Every POST, PUT, PATCH and DELETE with it must send the session\'s `csrf_token` as `X-CSRF-Token` (403 otherwise).',
+        },
+      },
+    },
     paths,
   };
 }

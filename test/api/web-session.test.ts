@@ -289,6 +289,15 @@ describe('session authentication', () => {
   });
 });
 
+describe('openapi.json', () => {
+  it('documents the session routes and the cookie', async () => {
+    const doc = (await svc.call('GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/admin/session']).sort()).toEqual(['delete', 'get', 'post']);
+    expect(doc.paths['/v1/admin/session'].post.requestBody.content['application/json'].schema.required).toEqual(['key']);
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'quarry_session' });
+  });
+});
+
 describe('keys: last used', () => {
   it('records when a key authenticates and lists it', async () => {
     const k = await createKey(['read']);
