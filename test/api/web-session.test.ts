@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyedHash } from '../../shared/auth/keyed-hash.js';
@@ -10,6 +11,7 @@ import { WebSessions } from '../../shared/auth/web-sessions.js';
 import { createLogger } from '../../shared/logging/create-logger.js';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { Reconciler } from '../../workers/reconciler.js';
+import { SignInLimiter } from '../../api/middleware/sign-in-limit.js';
 import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 const CSP =
@@ -159,6 +161,21 @@ describe('sign-in', () => {
     expect(retryAfter).toBeLessThanOrEqual(900);
     expect(limited.token).toBeUndefined();
     expect((await signIn(MASTER_KEY, newClient())).status).toBe(200);
+  });
+
+  it('still limits failures in memory while Redis is unreachable', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    try {
+      const limiter = new SignInLimiter(down, 'qtest-down');
+      for (let i = 0; i < 10; i++) {
+        await limiter.check('10.9.9.9');
+        await limiter.fail('10.9.9.9');
+      }
+      await expect(limiter.check('10.9.9.9')).rejects.toMatchObject({ status: 429 });
+      await expect(limiter.check('10.9.9.10')).resolves.toBeUndefined();
+    } finally {
+      down.disconnect();
+    }
   });
 
   it('refuses a cross-site sign-in (foreign Origin or Sec-Fetch-Site) and accepts its own origin', async () => {
