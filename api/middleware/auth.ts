@@ -3,7 +3,7 @@ import { allows, type Authenticator, type Principal } from '../../shared/auth/ap
 import { AppError } from '../../shared/errors/app-error.js';
 import type { WebSessions } from '../../shared/auth/web-sessions.js';
 import type { Permission } from '../../shared/storage/ports/key-store.js';
-import { authenticateSession, isSafeMethod } from './session-auth.js';
+import { authenticateSession, isSafeMethod, SESSION_EXPIRED, sessionTokenOf } from './session-auth.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -38,7 +38,8 @@ export function requireKey(auth: Authenticator, o: KeyOptions = {}) {
         : await auth.authenticate(secret);
     if (!principal) {
       if (o.challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
-      throw new AppError('invalid_api_key', 'Invalid API key');
+      const staleSession = secret === undefined && o.sessions && sessionTokenOf(req) !== undefined;
+      throw new AppError('invalid_api_key', staleSession ? SESSION_EXPIRED : 'Invalid API key');
     }
     req.principal = principal;
     next();

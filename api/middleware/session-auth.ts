@@ -12,6 +12,7 @@ declare module 'express-serve-static-core' {
 }
 
 export const SESSION_COOKIE = 'quarry_session';
+export const SESSION_EXPIRED = 'Not signed in, or the session expired or was ended: sign in again';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const isSafeMethod = (req: Request) => SAFE_METHODS.has(req.method);
 
@@ -90,7 +91,7 @@ export function clearSessionCookie(req: Request, res: Response): void {
 export function requireSession(sessions: WebSessions) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const session = await authenticateSession(sessions, req, res);
-    if (!session) throw new AppError('invalid_api_key', 'Not signed in, or the session expired: sign in again');
+    if (!session) throw new AppError('invalid_api_key', SESSION_EXPIRED);
     req.principal = sessions.principalOf(session);
     next();
   };

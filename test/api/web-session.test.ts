@@ -204,7 +204,9 @@ describe('session authentication', () => {
     const hash = keyedHash(await secret(), 'web-session', s.token!);
     await svc.storage.sessions.touch(hash, Date.now() - 60_000, Date.now() - 1);
     expect((await send('GET', '/v1/admin/session', { cookie: s.token })).status).toBe(401);
-    expect((await send('GET', '/v1/admin/indexes', { cookie: s.token })).status).toBe(401);
+    const stale = await send('GET', '/v1/admin/indexes', { cookie: s.token });
+    expect(stale.status).toBe(401);
+    expect(stale.body.message).toMatch(/sign in again$/);
   });
 
   it('slides the expiry of a session in use and renews the cookie', async () => {
