@@ -132,3 +132,16 @@ export async function expectNoSeriousA11yViolations(page: Page): Promise<void> {
   const lines = serious.map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')}${n.failureSummary ? ` (${n.failureSummary.replace(/\s+/g, ' ')})` : ''}`).join('\n    ')}`);
   throw new Error(`Serious accessibility violations on ${page.url()}:\n${lines.join('\n')}`);
 }
+
+/** The 401 a signed-out app draws when it asks for its session (Chromium logs every 4xx as an error). */
+export const SIGNED_OUT_PROBE = /status of 401 .*\/v1\/admin\/session/;
+
+/** Opens the app and signs in through its form; resolves once the signed-in shell shows. */
+export async function signInThroughForm(w: WatchedPage, baseUrl: string, key: string): Promise<void> {
+  await w.expecting(SIGNED_OUT_PROBE, async () => {
+    await w.page.goto(`${baseUrl}/app/`);
+    await w.page.getByLabel('Admin key').fill(key);
+  });
+  await w.page.getByRole('button', { name: 'Sign in' }).click();
+  await w.page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
