@@ -38,6 +38,7 @@ import { serverSecret } from '../shared/auth/keyed-hash.js';
 import { FeedbackSigner } from '../shared/feedback/feedback-token.js';
 import type { Embedder } from '../shared/llm/ports/embedder.js';
 import { adminConfigurationsRouter } from './routes/admin-configurations.js';
+import { adminOperationsRouter } from './routes/admin-operations.js';
 import { paramsOf, searchInterfaceRouter } from './routes/search-interface.js';
 import { searchRateLimit } from './middleware/rate-limit.js';
 import { searchCors } from './middleware/search-cors.js';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(contentSearchRouter(new ContentSearchService(engine)));
   app.use(adminRouter(storage, indexes, auth));
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
+  app.use(adminOperationsRouter({ storage, redis: deps.redis, queues, dashboard: config.http.dashboard }));
   app.use(notFound);
   app.use(errorHandler);
   return app;

@@ -1,14 +1,19 @@
 import { Router } from 'express';
+import { AppError } from '../../shared/errors/app-error.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { requirePermission } from '../middleware/auth.js';
 import {
-  createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema, updateConfigurationSchema, updateInstantAnswerSchema,
+  createConfigurationSchema, createInstantAnswerSchema, dateRangeQuerySchema, insightsQuerySchema, updateConfigurationSchema,
+  updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
-/** Admin API for search-interface configurations, their instant answers and their insights. */
+/** A transcript shows at most this many turns (the latest). */
+const TRANSCRIPT_TURNS = 10_000;
+
+/** Admin API for search-interface configurations, their instant answers, their insights and their conversations. */
 export function adminConfigurationsRouter(service: ConfigurationService, storage: Storage): Router {
   const r = Router();
   r.use('/v1/admin/configurations', requirePermission('admin'));
@@ -48,14 +53,40 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
     const q = validate(insightsQuerySchema, req.query);
     const config = await service.get(req.params.uid);
     const { from, to } = parseDateRange(q.from, q.to);
-    const i = await storage.events.insights(config.uid, from, to);
+    const i = await storage.events.insights(config.uid, from, to, { timeZone: q.tz, limit: q.limit });
     res.json({
-      uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(),
+      uid: config.uid, from: new Date(from).toISOString(), to: new Date(to).toISOString(), tz: q.tz,
       searches: i.searches, sessions: i.sessions, clicks: i.clicks, searches_with_click: i.searchesWithClick, ctr: i.ctr,
       no_result_searches: i.noResultSearches, support_forwards: i.supportForwards,
-      summaries: i.summaries, chats: i.chats, unanswered_generations: i.unansweredGenerations, top_queries: i.topQueries,
-      no_result_queries: i.noResultQueries, click_positions: i.clickPositions,
-      by_day: i.byDay.map((d) => ({ day: d.day, searches: d.searches, clicks: d.clicks, no_results: d.noResults })),
+      summaries: i.summaries, chats: i.chats, unanswered_generations: i.unansweredGenerations,
+      summaries_answered: i.summaries - i.summariesUnanswered, summaries_unanswered: i.summariesUnanswered,
+      chats_answered: i.chats - i.chatsUnanswered, chats_unanswered: i.chatsUnanswered,
+      top_queries: i.topQueries, no_result_queries: i.noResultQueries, click_positions: i.clickPositions,
+      by_day: i.byDay.map((d) => ({ day: d.day, searches: d.searches, clicks: d.clicks, no_results: d.noResults, sessions: d.sessions })),
+      devices: i.devices, support_forward_urls: i.supportForwardUrls,
+    });
+  });
+
+  r.get('/v1/admin/configurations/:uid/conversations', async (req, res) => {
+    const q = validate(dateRangeQuerySchema, req.query);
+    const config = await service.get(req.params.uid);
+    const { from, to } = parseDateRange(q.from, q.to);
+    res.json({
+      conversations: (await storage.conversations.list(config.uid, from, to)).map((c) => ({
+        id: c.id, url: c.latestUrl, updated_at: new Date(c.updatedAt).toISOString(), turns: c.turns,
+      })),
+    });
+  });
+  r.get('/v1/admin/configurations/:uid/conversations/:id', async (req, res) => {
+    const config = await service.get(req.params.uid);
+    const turns = await storage.conversations.turns(config.uid, req.params.id, TRANSCRIPT_TURNS);
+    if (turns.length === 0) throw new AppError('not_found', `Conversation '${req.params.id}' does not exist in configuration '${config.uid}'`);
+    res.json({
+      id: req.params.id,
+      turns: turns.map((t) => ({
+        question: t.question, reply: t.reply, at: new Date(t.at).toISOString(),
+        references: t.references.map((ref) => ({ title: ref.title, ...(ref.url ? { url: ref.url } : {}) })),
+      })),
     });
   });
   return r;

@@ -6,6 +6,7 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import { requirePermission } from '../middleware/auth.js';
 import { createKeySchema, createPushIndexSchema } from '../schemas/admin-schemas.js';
 import { validate } from '../schemas/validate.js';
+import { adminDocumentsRouter } from './admin-documents.js';
 import type { IndexService } from '../services/index-service.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -53,6 +54,7 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
     if (!index) throw new AppError('index_not_found', `Index '${req.params.uid}' does not exist`);
     res.json(await indexes.view(index));
   });
+  r.use(adminDocumentsRouter(storage));
 
   return r;
 }

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { AppError } from '../../shared/errors/app-error.js';
 import { PIPELINE_QUEUES } from '../../shared/jobs/pipeline-jobs.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
+import { readQueues, withTimeout } from '../../shared/jobs/queue-status.js';
 import { JOB_BUCKETS, type JobMetrics } from '../../shared/metrics/job-metrics.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 
@@ -15,19 +16,7 @@ export function operationsRouter(deps: { storage: Storage; redis: Redis; queues:
   });
 
   r.get('/readyz', async (_req, res) => {
-    const checks: Record<string, string> = {};
-    try {
-      await deps.storage.ping();
-      checks.storage = 'ok';
-    } catch (err) {
-      checks.storage = `down: ${(err as Error).message}`;
-    }
-    try {
-      await withTimeout(deps.redis.ping(), 1000);
-      checks.redis = 'ok';
-    } catch (err) {
-      checks.redis = `down: ${(err as Error).message}`;
-    }
+    const checks = await healthChecks(deps);
     const down = Object.entries(checks).filter(([, v]) => v !== 'ok');
     if (down.length) throw new AppError('dependency_unavailable', `Not ready: ${down.map(([k, v]) => `${k} ${v}`).join('; ')}`, checks);
     res.json({ status: 'ready', checks });
@@ -45,18 +34,24 @@ export function operationsRouter(deps: { storage: Storage; redis: Redis; queues:
   return r;
 }
 
+/** 'ok' or 'down: <why>' for storage and Redis, each within a second. */
+export async function healthChecks(deps: { storage: Storage; redis: Redis }): Promise<{ storage: string; redis: string }> {
+  const check = (p: () => Promise<unknown>) => withTimeout(p(), 1000).then(() => 'ok', (err: Error) => `down: ${err.message}`);
+  const [storage, redis] = await Promise.all([check(() => deps.storage.ping()), check(() => deps.redis.ping())]);
+  return { storage, redis };
+}
+
 async function queueMetrics(queues: PipelineQueues): Promise<string> {
   const lines = [
     '# HELP quarry_queue_jobs Jobs per pipeline queue and state',
     '# TYPE quarry_queue_jobs gauge',
   ];
   const age = ['# HELP quarry_queue_oldest_waiting_seconds Age of the oldest waiting job', '# TYPE quarry_queue_oldest_waiting_seconds gauge'];
-  for (const name of PIPELINE_QUEUES) {
-    const q = queues[name];
-    const counts = await withTimeout(q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'), 2000);
-    for (const [state, n] of Object.entries(counts)) lines.push(`quarry_queue_jobs{queue="${name}",state="${state}"} ${n}`);
-    const [oldest] = await withTimeout(q.getJobs(['wait'], 0, 0, true), 2000);
-    age.push(`quarry_queue_oldest_waiting_seconds{queue="${name}"} ${oldest ? (Date.now() - oldest.timestamp) / 1000 : 0}`);
+  for (const q of await readQueues(queues, 2000)) {
+    for (const state of ['waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'] as const) {
+      lines.push(`quarry_queue_jobs{queue="${q.name}",state="${state}"} ${q[state]}`);
+    }
+    age.push(`quarry_queue_oldest_waiting_seconds{queue="${q.name}"} ${q.oldestWaitingSeconds}`);
   }
   return [...lines, ...age, ''].join('\n');
 }
@@ -75,9 +70,4 @@ function renderJobMetrics(m: Record<string, number>): string {
     hist.push(`quarry_job_duration_seconds_count{queue="${q}"} ${m[`${q}|completed`] ?? 0}`);
   }
   return [...out, ...hist, ''].join('\n');
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let t: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, rej) => (t = setTimeout(() => rej(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(t));
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { indexUidSchema } from '../../shared/indexes/index-schema.js';
+import { isTimeZone } from '../../shared/storage/local-days.js';
 
 const origin = z.string().max(300).refine((o) => o === '*' || /^https?:\/\/(\*\.)?[^/\s?#]+$/i.test(o), {
   message: "must be '*' or an origin like https://example.com or https://*.example.com (scheme and host, no path)",
@@ -98,7 +99,53 @@ export const instantAnswerViewSchema = z.object({
   updated_at: z.string(),
 });
 
-export const insightsQuerySchema = z.strictObject({
-  from: z.string().min(1),
-  to: z.string().min(1),
+export const dateRangeQuerySchema = z.strictObject({
+  from: z.string().min(1).describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; inclusive'),
+  to: z.string().min(1).describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; exclusive'),
+});
+
+export const insightsQuerySchema = dateRangeQuerySchema.extend({
+  tz: z.string().refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Paris or America/New_York' }).default('UTC')
+    .describe('IANA time zone whose local days `by_day` lists (default UTC); days start on the whole UTC hour at or before local midnight'),
+  limit: z.coerce.number().int('must be a whole number').min(1, 'must be from 1 to 1000').max(1000, 'must be from 1 to 1000').default(20)
+    .describe('Length of `top_queries` and `no_result_queries` (default 20)'),
+});
+
+const day = z.object({ day: z.string(), searches: z.number(), clicks: z.number(), no_results: z.number(), sessions: z.number() });
+export const insightsSchema = z.object({
+  uid: z.string(),
+  from: z.string(),
+  to: z.string(),
+  tz: z.string(),
+  searches: z.number(),
+  sessions: z.number(),
+  clicks: z.number(),
+  searches_with_click: z.number(),
+  ctr: z.number(),
+  no_result_searches: z.number(),
+  support_forwards: z.number(),
+  summaries: z.number(),
+  chats: z.number(),
+  unanswered_generations: z.number(),
+  summaries_answered: z.number(),
+  summaries_unanswered: z.number(),
+  chats_answered: z.number(),
+  chats_unanswered: z.number(),
+  top_queries: z.array(z.object({ query: z.string(), searches: z.number(), clicks: z.number() })),
+  no_result_queries: z.array(z.object({ query: z.string(), searches: z.number() })),
+  click_positions: z.array(z.object({ position: z.number(), clicks: z.number() })),
+  by_day: z.array(day),
+  devices: z.array(z.object({ device: z.enum(['desktop', 'mobile', 'unknown']), searches: z.number() })),
+  support_forward_urls: z.array(z.object({ url: z.string(), forwards: z.number() })).describe('The 20 urls most forwarded to'),
+});
+
+export const adminConversationsSchema = z.object({
+  conversations: z.array(z.object({ id: z.string(), url: z.string().nullable(), updated_at: z.string(), turns: z.number() })),
+});
+
+export const adminTranscriptSchema = z.object({
+  id: z.string(),
+  turns: z.array(z.object({
+    question: z.string(), reply: z.string(), references: z.array(z.object({ title: z.string(), url: z.string().optional() })), at: z.string(),
+  })),
 });
