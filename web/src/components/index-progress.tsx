@@ -49,12 +49,12 @@ export function LastError({ progress }: { progress: IndexProgress }) {
 }
 
 /**
- * Loads and keeps polling: every 2 s while `busy(data)` (a push is being indexed), every 10 s otherwise so
+ * Loads and keeps polling: every 2 s while `busy(data)` (a push is being indexed), every 5 s otherwise so
  * a push that starts while the page is open shows up.
  */
 export function useLiveAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[], busy: (data: T) => boolean): Async<T> {
   const [live, setLive] = useState(false);
-  const state = useAsync(load, deps, live ? 2000 : 10000);
+  const state = useAsync(load, deps, live ? 2000 : 5000);
   useEffect(() => setLive(state.data !== undefined && busy(state.data)), [state.data]);
   return state;
 }

@@ -110,7 +110,7 @@ export function SearchForm({ index, textFields }: { index: string; textFields: s
           <input id="search-filter" class="mono" value={filter} spellcheck={false} onInput={(e) => setFilter(e.currentTarget.value)} {...invalid('filter', true)} />
           {caretFor('filter')}
         </Field>
-        <div class="row">
+        <div class="row search-row">
           <Field label="Fields returned" id="search-fields" hint="Comma-separated field names" error={errorFor('fields')}>
             <input id="search-fields" value={fields} spellcheck={false} onInput={(e) => setFields(e.currentTarget.value)} {...invalid('fields', true)} />
           </Field>
@@ -132,26 +132,29 @@ export function SearchForm({ index, textFields }: { index: string; textFields: s
 function Hits({ index, hits }: { index: string; hits: Hit[] }) {
   if (hits.length === 0) return <div class="empty">No document matches this search.</div>;
   return (
-    <ol class="search-hits" aria-label="Search hits">
-      {hits.map((h) => (
-        <li key={h.uid} class="card">
-          <div class="search-hit-head">
-            <a href={href(`/indexes/${seg(index)}/documents/${seg(h.uid)}`)}>{h.uid}</a>
-            <span class="muted">score {h.score.toFixed(3)}</span>
-          </div>
-          <p class="search-hit-section">{h.section}</p>
-          {Object.keys(h.fields).length > 0 && (
-            <dl class="search-hit-fields">
-              {Object.entries(h.fields).map(([k, v]) => (
-                <>
-                  <dt>{k}</dt>
-                  <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
-                </>
-              ))}
-            </dl>
-          )}
-        </li>
-      ))}
-    </ol>
+    <>
+      <h3 id="search-hits-title">{hits.length} hit{hits.length === 1 ? '' : 's'}</h3>
+      <ol class="search-hits" aria-labelledby="search-hits-title">
+        {hits.map((h) => (
+          <li key={h.uid} class="card">
+            <div class="search-hit-head">
+              <a href={href(`/indexes/${seg(index)}/documents/${seg(h.uid)}`)}>{h.uid}</a>
+              <span class="muted">score {h.score.toFixed(3)}</span>
+            </div>
+            <p class="search-hit-section">{h.section}</p>
+            {Object.keys(h.fields).length > 0 && (
+              <dl class="search-hit-fields">
+                {Object.entries(h.fields).map(([k, v]) => (
+                  <>
+                    <dt>{k}</dt>
+                    <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                  </>
+                ))}
+              </dl>
+            )}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }

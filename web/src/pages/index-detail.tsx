@@ -44,16 +44,19 @@ function Definition({ index }: { index: IndexView }) {
         <div><dt>Created</dt><dd>{formatDate(index.created_at)}</dd></div>
         <div><dt>Updated</dt><dd>{formatDate(index.updated_at)}</dd></div>
       </dl>
-      <DataTable
-        caption="Fields"
-        rowKey={([name]) => name}
-        rows={fields}
-        columns={[
-          { label: 'Field', render: ([name]) => <code>{name}</code> },
-          { label: 'Type', render: ([, spec]) => spec.type },
-          { label: 'Multi-valued', render: ([, spec]) => (spec.multi_valued ? 'yes' : 'no') },
-        ]}
-      />
+      <details class="index-fields">
+        <summary>Fields ({fields.length})</summary>
+        <DataTable
+          caption="Fields"
+          rowKey={([name]) => name}
+          rows={fields}
+          columns={[
+            { label: 'Field', render: ([name]) => <code>{name}</code> },
+            { label: 'Type', render: ([, spec]) => spec.type },
+            { label: 'Multi-valued', render: ([, spec]) => (spec.multi_valued ? 'yes' : 'no') },
+          ]}
+        />
+      </details>
     </section>
   );
 }
