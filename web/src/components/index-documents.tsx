@@ -1,16 +1,14 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, qs, seg } from '../api';
+import { api, qs, seg } from '../api';
 import { href } from '../router';
 import { AsyncView, useAsync } from './async';
-import { formatDate } from './controls';
 import { DataTable } from './table';
 
 interface DocumentRow {
   uid: string;
   title?: string;
-  version?: number;
-  status?: string;
-  updated_at?: string;
+  version: number;
+  status: string;
 }
 
 interface Page {
@@ -19,28 +17,17 @@ interface Page {
 }
 
 /**
- * One page of documents. The admin listing serves both index kinds; a server without it (older than the
- * web app's API) answers "No route", and then push indexes are listed through /v2, whose cursor is the last uid.
+ * Pages forward with the server's cursor; the cursors already seen make the way back. `changes` (the index's
+ * progress figures) reloads the page shown when they move, so statuses follow a running push.
  */
-async function loadPage(index: string, cursor: string | null, limit: number, signal: AbortSignal): Promise<Page> {
-  try {
-    return await api.get<Page>(`/v1/admin/indexes/${seg(index)}/documents${qs({ cursor, limit })}`, signal);
-  } catch (err) {
-    if (!(err instanceof ApiError && err.status === 404 && err.message.startsWith('No route'))) throw err;
-  }
-  const { documents } = await api.get<{ documents: { uid: string; title: string }[] }>(`/v2/indexes/${seg(index)}/documents${qs({ 'after-uid': cursor, limit })}`, signal);
-  return {
-    documents: documents.map((d) => ({ uid: d.uid, title: d.title })),
-    next_cursor: documents.length === limit ? documents[documents.length - 1].uid : null,
-  };
-}
-
-/** Pages forward with the server's cursor; the cursors already seen make the way back. */
-export function DocumentsBrowser({ index }: { index: string }) {
+export function DocumentsBrowser({ index, changes }: { index: string; changes: string }) {
   const [limit, setLimit] = useState(20);
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors[cursors.length - 1];
-  const state = useAsync((signal) => loadPage(index, cursor, limit, signal), [index, cursor, limit]);
+  const state = useAsync(
+    (signal) => api.get<Page>(`/v1/admin/indexes/${seg(index)}/documents${qs({ cursor, limit })}`, signal),
+    [index, cursor, limit, changes],
+  );
   const page = cursors.length;
   return (
     <section aria-labelledby="documents-title">
@@ -67,13 +54,8 @@ export function DocumentsBrowser({ index }: { index: string }) {
               columns={[
                 { label: 'Document', render: (r) => <a href={href(`/indexes/${seg(index)}/documents/${seg(r.uid)}`)}>{r.uid}</a> },
                 { label: 'Title', render: (r) => r.title ?? '—' },
-                ...(d.documents.some((r) => r.version !== undefined)
-                  ? [
-                      { label: 'Version', numeric: true, render: (r: DocumentRow) => r.version ?? '—' },
-                      { label: 'Status', render: (r: DocumentRow) => <StatusBadge status={r.status} /> },
-                      { label: 'Updated', render: (r: DocumentRow) => formatDate(r.updated_at) },
-                    ]
-                  : []),
+                { label: 'Version', numeric: true, render: (r) => r.version },
+                { label: 'Status', render: (r) => <StatusBadge status={r.status} /> },
               ]}
             />
             <nav class="row index-pager" aria-label="Document pages">

@@ -1,4 +1,4 @@
-import { api, ApiError, seg } from '../api';
+import { api, seg } from '../api';
 import { AsyncView, useAsync } from '../components/async';
 import { PageHeader } from '../components/controls';
 import { StatusBadge } from '../components/index-documents';
@@ -13,15 +13,17 @@ interface PushDocument {
 
 interface Section {
   ord: number;
-  title?: string | null;
+  field: string;
+  title: string;
+  anchor: string | null;
   text: string;
-  [extra: string]: unknown;
 }
 
 interface Sections {
   index_uid: string;
   document_uid: string;
-  version: number;
+  /** The live (searched) version; null while the first one is pending. */
+  version: number | null;
   sections: Section[];
 }
 
@@ -78,31 +80,16 @@ function Fields({ uid, doc }: { uid: string; doc: string }) {
   );
 }
 
-/** A 404 (no sections route on this server, or the document not indexed yet) is a state to explain, not an error. */
-async function loadSections(uid: string, doc: string, signal: AbortSignal): Promise<Sections | { missing: string }> {
-  try {
-    return await api.get<Sections>(`/v1/admin/indexes/${seg(uid)}/documents/${seg(doc)}/sections`, signal);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { missing: err.message };
-    throw err;
-  }
-}
-
 function SectionsView({ uid, doc }: { uid: string; doc: string }) {
-  const state = useAsync((signal) => loadSections(uid, doc, signal), [uid, doc]);
+  const state = useAsync((signal) => api.get<Sections>(`/v1/admin/indexes/${seg(uid)}/documents/${seg(doc)}/sections`, signal), [uid, doc]);
   return (
     <section aria-labelledby="sections-title">
       <h2 id="sections-title">Sections as they are searched</h2>
       <AsyncView state={state} label="sections">
         {(d) =>
-          'missing' in d ? (
-            <div class="empty" role="status">
-              <p>No sections to show.</p>
-              <p class="muted">
-                {d.missing.startsWith('No route')
-                  ? 'This server does not offer the sections view yet.'
-                  : `${d.missing}. A document is split into sections once it is indexed; if it was just pushed, try again in a moment.`}
-              </p>
+          d.version === null ? (
+            <div class="empty">
+              <p>This document is not searchable yet: its first version is still being indexed.</p>
               <button type="button" class="small" onClick={state.reload}>Check again</button>
             </div>
           ) : d.sections.length === 0 ? (
@@ -116,8 +103,11 @@ function SectionsView({ uid, doc }: { uid: string; doc: string }) {
                     <h3>
                       <span class="muted">#{s.ord}</span> {s.title || <span class="muted">(untitled)</span>}
                     </h3>
+                    <p class="muted">
+                      From field <code>{s.field}</code>
+                      {s.anchor && <> · anchor <code>#{s.anchor}</code></>}
+                    </p>
                     <div class="document-value">{s.text}</div>
-                    <SectionExtras section={s} />
                   </li>
                 ))}
               </ol>
@@ -126,20 +116,5 @@ function SectionsView({ uid, doc }: { uid: string; doc: string }) {
         }
       </AsyncView>
     </section>
-  );
-}
-
-function SectionExtras({ section }: { section: Section }) {
-  const extras = Object.entries(section).filter(([k]) => k !== 'ord' && k !== 'title' && k !== 'text');
-  if (extras.length === 0) return null;
-  return (
-    <dl class="document-fields">
-      {extras.map(([k, v]) => (
-        <div>
-          <dt>{k}</dt>
-          <dd class="document-value">{asText(v)}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }

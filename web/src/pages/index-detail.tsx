@@ -23,7 +23,7 @@ export default function IndexDetailPage({ uid }: { uid: string }) {
               <h2 id="progress-title">Pipeline progress</h2>
               <ProgressFigures progress={index.progress} />
             </section>
-            <DocumentsBrowser index={index.uid} />
+            <DocumentsBrowser index={index.uid} changes={progressKey(index)} />
             <SearchForm index={index.uid} textFields={textFields(index)} />
           </>
         )}
@@ -31,6 +31,8 @@ export default function IndexDetailPage({ uid }: { uid: string }) {
     </section>
   );
 }
+
+const progressKey = ({ progress: p }: IndexView) => [p.documents, p.indexed, p.pending, p.pending_deletes, p.failed].join('/');
 
 function Definition({ index }: { index: IndexView }) {
   const fields = Object.entries(index.schema.fields);
