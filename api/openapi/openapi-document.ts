@@ -3,9 +3,10 @@ import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
 import { contentDocumentSchema } from '../schemas/content-schemas.js';
 import { contentSearchResponseSchema, contentSearchSchema } from '../schemas/content-search-schema.js';
 import {
-  configurationViewSchema, createConfigurationSchema, createInstantAnswerSchema, instantAnswerViewSchema, updateConfigurationSchema,
-  updateInstantAnswerSchema,
+  adminConversationsSchema, adminTranscriptSchema, configurationViewSchema, createConfigurationSchema, createInstantAnswerSchema,
+  dateRangeQuerySchema, insightsQuerySchema, insightsSchema, instantAnswerViewSchema, updateConfigurationSchema, updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
+import { adminDocumentsQuerySchema, adminDocumentsSchema, adminOperationsSchema, adminSectionsSchema } from '../schemas/admin-app-schemas.js';
 import {
   autocompleteSchema, chatResponseSchema, chatSchema, conversationsResponseSchema, conversationsSchema, feedbackSchema, summaryResponseSchema,
   summarySchema, supportForwardSchema, toolSuggestionsSchema, topQuestionsResponseSchema, topQuestionsSchema, uiSuggestionsSchema,
@@ -136,9 +137,22 @@ const paths = {
   },
   '/v1/admin/configurations/{uid}/insights': {
     get: {
-      summary: 'Insights over a date range: searches, sessions, clicks, CTR, no-result queries, top queries, click positions, support forwards, per day', security: auth,
-      parameters: [configParam, param('from', 'query', 'Start, inclusive: YYYY-MM-DD (UTC) or ISO 8601', { type: 'string' }, true), param('to', 'query', 'End, exclusive', { type: 'string' }, true)],
-      responses: { '200': ok('Aggregates'), '400': err('Bad date range'), '404': err('Unknown configuration'), ...common },
+      summary: 'Insights over a date range: searches, sessions, clicks, CTR, no-result and top queries, click positions, support forwards and their urls, summaries and chats answered and unanswered, devices, per local day', security: auth,
+      parameters: [configParam, ...queryParams(insightsQuerySchema)],
+      responses: { '200': ok('Aggregates', insightsSchema), '400': err('Bad date range, unknown tz, or limit out of range (named in the message)'), '404': err('Unknown configuration'), ...common },
+    },
+  },
+  '/v1/admin/configurations/{uid}/conversations': {
+    get: {
+      summary: 'Chat conversations with a turn in the range, latest activity first, with their turn count', security: auth,
+      parameters: [configParam, ...queryParams(dateRangeQuerySchema)],
+      responses: { '200': ok('Conversations', adminConversationsSchema), '400': err('Bad date range'), '404': err('Unknown configuration'), ...common },
+    },
+  },
+  '/v1/admin/configurations/{uid}/conversations/{id}': {
+    get: {
+      summary: 'The transcript of a conversation, oldest turn first', security: auth, parameters: [configParam, param('id', 'path', 'Conversation id')],
+      responses: { '200': ok('Transcript', adminTranscriptSchema), '404': err('Unknown configuration or conversation'), ...common },
     },
   },
   '/v2/indexes/{index_uid}/documents': {
@@ -232,6 +246,26 @@ const paths = {
   },
   '/v1/admin/indexes/{uid}': {
     get: { summary: 'One index with its progress', security: auth, parameters: [param('uid', 'path', 'Index uid')], responses: { '200': ok('Index'), '404': err('Unknown index'), ...common } },
+  },
+  '/v1/admin/indexes/{uid}/documents': {
+    get: {
+      summary: 'Browse the documents of a push or content index, by uid', security: auth,
+      parameters: [param('uid', 'path', 'Index uid'), ...queryParams(adminDocumentsQuerySchema)],
+      responses: { '200': ok('A page of documents', adminDocumentsSchema), '400': err('Bad limit or cursor'), '404': err('Unknown index'), ...common },
+    },
+  },
+  '/v1/admin/indexes/{uid}/documents/{doc}/sections': {
+    get: {
+      summary: 'The sections of a document as search holds them (its live version)', security: auth,
+      parameters: [param('uid', 'path', 'Index uid'), param('doc', 'path', 'Document uid, URL-encoded')],
+      responses: { '200': ok('Sections', adminSectionsSchema), '404': err('Unknown index or document'), ...common },
+    },
+  },
+  '/v1/admin/operations': {
+    get: {
+      summary: 'Health of Redis and storage, pipeline queue depths, the latest failed jobs; answers 200 within ~2 s even when Redis is down', security: auth,
+      responses: { '200': ok('Operations', adminOperationsSchema), ...common },
+    },
   },
   '/healthz': { get: { summary: 'Process is alive', responses: { '200': ok('Alive') } } },
   '/readyz': { get: { summary: 'Redis and storage reachable', responses: { '200': ok('Ready'), '503': err('A dependency is down') } } },

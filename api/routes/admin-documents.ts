@@ -1,27 +1,9 @@
 import { Router } from 'express';
-import { z } from 'zod';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
-import { documentUidSchema } from '../schemas/push-schemas.js';
+import { adminDocumentsQuerySchema } from '../schemas/admin-app-schemas.js';
 import { validate } from '../schemas/validate.js';
-
-export const adminDocumentsQuerySchema = z.strictObject({
-  cursor: documentUidSchema.optional().describe('`next_cursor` of the previous page; absent: from the first document'),
-  limit: z.coerce.number().int('must be a whole number').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20),
-});
-
-export const adminDocumentsSchema = z.object({
-  documents: z.array(z.object({ uid: z.string(), title: z.string().optional(), version: z.number(), status: z.string() })),
-  next_cursor: z.string().nullable(),
-});
-
-export const adminSectionsSchema = z.object({
-  index_uid: z.string(),
-  document_uid: z.string(),
-  version: z.number().nullable().describe('The live (searched) version; null while the first one is pending'),
-  sections: z.array(z.object({ ord: z.number(), field: z.string(), title: z.string(), anchor: z.string().nullable(), text: z.string() })),
-});
 
 /**
  * Document browsing for operators, push and content indexes alike (the push listing refuses

@@ -82,6 +82,19 @@ describe('admin insights', () => {
   });
 });
 
+describe('openapi', () => {
+  it('documents the routes and parameters the web app uses', async () => {
+    const doc = (await svc.call('GET', '/openapi.json')).body;
+    const names = (path: string) => doc.paths[path].get.parameters.map((p: { name: string }) => p.name);
+    expect(names('/v1/admin/configurations/{uid}/insights')).toEqual(['uid', 'from', 'to', 'tz', 'limit']);
+    expect(names('/v1/admin/configurations/{uid}/conversations')).toEqual(['uid', 'from', 'to']);
+    expect(names('/v1/admin/indexes/{uid}/documents')).toEqual(['uid', 'cursor', 'limit']);
+    for (const path of ['/v1/admin/configurations/{uid}/conversations/{id}', '/v1/admin/indexes/{uid}/documents/{doc}/sections', '/v1/admin/operations']) {
+      expect(doc.paths[path].get.responses['200'].content, path).toBeDefined();
+    }
+  });
+});
+
 describe('admin conversations', () => {
   it('lists conversations with their turn count and opens a transcript; 404 for an unknown one', async () => {
     const ref = { index: 1, title: 'Install guide', url: 'https://kb/install', content: 'secret passage text' };
