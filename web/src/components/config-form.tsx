@@ -89,15 +89,15 @@ export function ConfigForm(props: { initial: ConfigSettings; mode: 'create' | 'e
           )}
         </AsyncView>
       </fieldset>
-      <div class="row">
+      <div class="row spaced">
         <Field label="Number of results" id={id('result-count')} hint="1 to 50">
-          <input id={id('result-count')} type="number" min={1} max={50} step={1} required value={Number.isNaN(v.result_count) ? '' : v.result_count} onInput={(e) => set('result_count', num(e.currentTarget.value))} />
+          <input id={id('result-count')} aria-describedby={`${id('result-count')}-hint`} type="number" min={1} max={50} step={1} required value={Number.isNaN(v.result_count) ? '' : v.result_count} onInput={(e) => set('result_count', num(e.currentTarget.value))} />
         </Field>
         <Field label="Autocomplete minimum searches" id={id('ac-queries')} hint="Searches recorded before autocomplete answers">
-          <input id={id('ac-queries')} type="number" min={0} step={1} required value={Number.isNaN(v.autocomplete_min_queries) ? '' : v.autocomplete_min_queries} onInput={(e) => set('autocomplete_min_queries', num(e.currentTarget.value))} />
+          <input id={id('ac-queries')} aria-describedby={`${id('ac-queries')}-hint`} type="number" min={0} step={1} required value={Number.isNaN(v.autocomplete_min_queries) ? '' : v.autocomplete_min_queries} onInput={(e) => set('autocomplete_min_queries', num(e.currentTarget.value))} />
         </Field>
         <Field label="Autocomplete minimum sessions" id={id('ac-sessions')} hint="Distinct sessions that asked a query before it is suggested">
-          <input id={id('ac-sessions')} type="number" min={1} max={1000} step={1} required value={Number.isNaN(v.autocomplete_min_sessions) ? '' : v.autocomplete_min_sessions} onInput={(e) => set('autocomplete_min_sessions', num(e.currentTarget.value))} />
+          <input id={id('ac-sessions')} aria-describedby={`${id('ac-sessions')}-hint`} type="number" min={1} max={1000} step={1} required value={Number.isNaN(v.autocomplete_min_sessions) ? '' : v.autocomplete_min_sessions} onInput={(e) => set('autocomplete_min_sessions', num(e.currentTarget.value))} />
         </Field>
       </div>
       <Field label="Allowed origins" id={id('origins')} hint="One per line: * allows any site; https://example.com or https://*.example.com (scheme and host, no path)">
@@ -113,7 +113,7 @@ export function ConfigForm(props: { initial: ConfigSettings; mode: 'create' | 'e
             </select>
           </Field>
           <Field label="Keyword weight" id={id('keyword-weight')} hint="0 to 1; the vector ranking gets the rest (default 0.85)">
-            <input id={id('keyword-weight')} type="number" min={0} max={1} step={0.01} required value={Number.isNaN(v.keyword_weight) ? '' : v.keyword_weight} onInput={(e) => set('keyword_weight', num(e.currentTarget.value))} />
+            <input id={id('keyword-weight')} aria-describedby={`${id('keyword-weight')}-hint`} type="number" min={0} max={1} step={0.01} required value={Number.isNaN(v.keyword_weight) ? '' : v.keyword_weight} onInput={(e) => set('keyword_weight', num(e.currentTarget.value))} />
           </Field>
         </div>
       </fieldset>

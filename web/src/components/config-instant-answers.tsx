@@ -104,8 +104,8 @@ export function ConfigInstantAnswers({ config }: { config: Configuration }) {
                 label: 'Actions',
                 render: (a) => (
                   <span class="item-actions">
-                    <button type="button" class="small" onClick={() => open(a)}>Edit<span class="visually-hidden"> {a.title}</span></button>
-                    <button type="button" class="small" onClick={() => setDeleting(a)}>Delete<span class="visually-hidden"> {a.title}</span></button>
+                    <button type="button" class="small" aria-label={`Edit ${a.title}`} onClick={() => open(a)}>Edit</button>
+                    <button type="button" class="small" aria-label={`Delete ${a.title}`} onClick={() => setDeleting(a)}>Delete</button>
                   </span>
                 ),
               },

@@ -16,6 +16,7 @@ export function ConfigTopQuestions({ config, onChange }: { config: Configuration
   const [error, setError] = useState<string | null>(null);
 
   const save = async (next: string[], done: string, focusId?: string) => {
+    const from = document.activeElement;
     setBusy(true);
     setError(null);
     setStatus(null);
@@ -30,7 +31,9 @@ export function ConfigTopQuestions({ config, onChange }: { config: Configuration
       return false;
     } finally {
       setBusy(false);
-      if (focusId) requestAnimationFrame(() => document.getElementById(focusId)?.focus());
+      // Only where focus still is where the user left it (or was dropped when the button was disabled).
+      const still = () => document.activeElement === from || document.activeElement === document.body;
+      if (focusId) requestAnimationFrame(() => still() && document.getElementById(focusId)?.focus());
     }
   };
   const move = (i: number, by: -1 | 1) => {
@@ -57,14 +60,14 @@ export function ConfigTopQuestions({ config, onChange }: { config: Configuration
             <li key={`${i}-${q}`}>
               <span class="grow">{q}</span>
               <span class="item-actions">
-                <button type="button" class="small" id={`tq-up-${i}`} disabled={busy || i === 0} onClick={() => move(i, -1)}>
-                  Move up<span class="visually-hidden">: {q}</span>
+                <button type="button" class="small" id={`tq-up-${i}`} aria-label={`Move up: ${q}`} disabled={busy || i === 0} onClick={() => move(i, -1)}>
+                  Move up
                 </button>
-                <button type="button" class="small" id={`tq-down-${i}`} disabled={busy || i === questions.length - 1} onClick={() => move(i, 1)}>
-                  Move down<span class="visually-hidden">: {q}</span>
+                <button type="button" class="small" id={`tq-down-${i}`} aria-label={`Move down: ${q}`} disabled={busy || i === questions.length - 1} onClick={() => move(i, 1)}>
+                  Move down
                 </button>
-                <button type="button" class="small" disabled={busy} onClick={() => void save(questions.filter((_, j) => j !== i), `Removed “${q}”.`, 'tq-new')}>
-                  Remove<span class="visually-hidden">: {q}</span>
+                <button type="button" class="small" aria-label={`Remove: ${q}`} disabled={busy} onClick={() => void save(questions.filter((_, j) => j !== i), `Removed “${q}”.`, 'tq-new')}>
+                  Remove
                 </button>
               </span>
             </li>
@@ -80,7 +83,7 @@ export function ConfigTopQuestions({ config, onChange }: { config: Configuration
           if (await save([...questions, q], `Added “${q}”.`, 'tq-new')) setDraft('');
         }}
       >
-        <div class="row">
+        <div class="row wide">
           <Field label="New question" id="tq-new">
             <input id="tq-new" maxLength={500} required value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
           </Field>

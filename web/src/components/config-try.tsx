@@ -136,7 +136,7 @@ export function ConfigTry({ config }: { config: Configuration }) {
           if (query.trim()) void run(query.trim());
         }}
       >
-        <div class="row">
+        <div class="row wide">
           <Field label="Query" id="try-query">
             <input id="try-query" type="search" maxLength={500} required value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
           </Field>
@@ -275,7 +275,7 @@ function TryChat({ config, session }: { config: Configuration; session: string }
           void ask(q);
         }}
       >
-        <div class="row">
+        <div class="row wide">
           <Field label="Message" id="try-chat-message">
             <input id="try-chat-message" maxLength={500} required value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
           </Field>

@@ -47,8 +47,8 @@ export function InsightsConversations({ uid, range, csvSuffix }: { uid: string; 
               {
                 label: 'Transcript',
                 render: (c) => (
-                  <button type="button" class="small" aria-expanded={open === c.id} onClick={() => setOpen(open === c.id ? null : c.id)}>
-                    {open === c.id ? 'Close' : 'Open'}<span class="visually-hidden"> transcript of conversation {c.id}</span>
+                  <button type="button" class="small" aria-label={`Open transcript of conversation ${c.id}`} aria-expanded={open === c.id} onClick={() => setOpen(open === c.id ? null : c.id)}>
+                    {open === c.id ? 'Close' : 'Open'}
                   </button>
                 ),
               },

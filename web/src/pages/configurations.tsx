@@ -54,7 +54,7 @@ export default function Configurations() {
               { label: 'Uid', render: (c) => <span class="mono">{c.uid}</span>, csv: (c) => c.uid },
               { label: 'Searches', csv: (c) => c.indexes.join(', ') },
               { label: 'Results', numeric: true, csv: (c) => c.result_count },
-              { label: 'Insights', render: (c) => <a href={href(`/configurations/${seg(c.uid)}/insights`)}>Insights<span class="visually-hidden"> of {c.name}</span></a> },
+              { label: 'Insights', render: (c) => <a href={href(`/configurations/${seg(c.uid)}/insights`)} aria-label={`Insights of ${c.name}`}>Insights</a> },
             ]}
           />
         )}

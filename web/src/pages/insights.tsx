@@ -73,14 +73,15 @@ const KPIS: Kpi[] = [
 function change(k: Kpi, now: InsightsData, before: InsightsData): string {
   const a = k.value(now);
   const b = k.value(before);
+  const was = k.rate ? pct(b) : b.toLocaleString();
   if (k.rate) {
     const points = (a - b) * 100;
-    return Math.abs(points) < 0.05 ? 'no change' : `${points > 0 ? '+' : '−'}${Math.abs(points).toFixed(1)} points`;
+    return Math.abs(points) < 0.05 ? `same as previous period (${was})` : `${points > 0 ? '+' : '−'}${Math.abs(points).toFixed(1)} points vs previous period (${was})`;
   }
-  if (a === b) return 'no change';
-  if (b === 0) return `+${a} (none before)`;
+  if (a === b) return `same as previous period (${was})`;
+  if (b === 0) return 'previous period: 0';
   const rel = ((a - b) / b) * 100;
-  return `${rel > 0 ? '+' : '−'}${Math.abs(rel).toFixed(rel > -10 && rel < 10 ? 1 : 0)}%`;
+  return `${rel > 0 ? '+' : '−'}${Math.abs(rel).toFixed(Math.abs(rel) < 10 ? 1 : 0)}% vs previous period (${was})`;
 }
 
 /** Insights of one configuration over a range of local days, each figure against the previous period. */
@@ -126,7 +127,7 @@ export default function Insights({ uid }: { uid: string }) {
                   <div class="value">{k.rate ? pct(k.value(d)) : k.value(d).toLocaleString()}</div>
                   {compare && (
                     <div class="delta muted">
-                      {previous.data ? `${change(k, d, previous.data)} vs previous period` : previous.loading ? 'Comparing…' : ''}
+                      {previous.data ? change(k, d, previous.data) : previous.loading ? 'Comparing…' : ''}
                     </div>
                   )}
                 </li>
@@ -158,8 +159,8 @@ export default function Insights({ uid }: { uid: string }) {
                   {
                     label: 'Action',
                     render: (r) => (
-                      <a href={href(`/configurations/${seg(uid)}/instant-answers${qs({ query: r.query })}`)}>
-                        Create instant answer<span class="visually-hidden"> for “{r.query}”</span>
+                      <a href={href(`/configurations/${seg(uid)}/instant-answers${qs({ query: r.query })}`)} aria-label={`Create instant answer for “${r.query}”`}>
+                        Create instant answer
                       </a>
                     ),
                   },
@@ -238,10 +239,10 @@ function RangePicker(props: { range: DayRange; days: number | null; onPreset: (d
           props.onCustom({ from, to });
         }}
       >
-        <Field label="From" id="insights-from">
+        <Field label="Start date" id="insights-from">
           <input id="insights-from" type="date" required value={from} max={to} onInput={(e) => setFrom(e.currentTarget.value)} />
         </Field>
-        <Field label="To" id="insights-to">
+        <Field label="End date" id="insights-to">
           <input id="insights-to" type="date" required value={to} min={from} onInput={(e) => setTo(e.currentTarget.value)} />
         </Field>
         <button type="submit" aria-pressed={props.days === null}>Apply range</button>
@@ -269,7 +270,7 @@ function Daily({ data, range, csvSuffix }: { data: InsightsData; range: DayRange
         <DailyChart
           days={days}
           series={series}
-          label={`Line chart of searches and sessions per day from ${fmtDay(range.from)} to ${fmtDay(range.to)}; the table “Per day” below lists the same figures.`}
+          label={`Line chart of searches and sessions per day, ${fmtDay(range.from)} – ${fmtDay(range.to)}; the table “Per day” below lists the same figures.`}
         />
       </figure>
       <details class="per-day">
