@@ -1,16 +1,23 @@
 // Insights over PostgreSQL at scale: fills 10^7 events over 90 days into a fresh schema (with
 // generate_series, then the rollups built in bulk as the event store would have kept them), and
 // times insights() for 7/30/90-day ranges against a scan of the raw events, checking they agree.
-// Also times recording through the port into the filled schema (the rollup upkeep).
-//   npx tsx scripts/bench-insights.ts -- [--url postgres://...] [--events 10000000] [--runs 5] [--keep] [--schema name]
+// Also times recording through the port into the filled schema (the rollup upkeep). Then records
+// 100,000 events over 30 days through the port of each backend (SQLite and PostgreSQL) and times the
+// full response the web app asks for (New York local days, devices, support urls, sessions per day;
+// top lists of 20 and of 1,000), checking both backends answer the same.
+//   npx tsx scripts/bench-insights.ts -- [--url postgres://...] [--events 10000000] [--runs 5] [--keep] [--schema name] [--full-only]
 // --keep leaves the filled schema behind; --schema names it, and reuses it when it is already filled.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import type { SearchEvent } from '../shared/storage/ports/event-store.js';
+import type { Device, InsightsOptions, SearchEvent } from '../shared/storage/ports/event-store.js';
+import type { Storage } from '../shared/storage/ports/storage.js';
+import { localDays } from '../shared/storage/local-days.js';
 import { createPostgresStorage } from '../shared/storage/postgres/create-postgres-storage.js';
+import { createSqliteStorage } from '../shared/storage/sqlite/create-sqlite-storage.js';
 
 const { values } = parseArgs({
   options: {
@@ -19,11 +26,14 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     keep: { type: 'boolean', default: false },
     schema: { type: 'string' },
+    // Only the second part: the full response over 100,000 events on both backends.
+    'full-only': { type: 'boolean', default: false },
   },
 });
 const TOTAL = Number(values.events);
 const RUNS = Number(values.runs);
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const DAYS = 90;
 const END = Math.floor(Date.now() / DAY) * DAY;
 const START = END - DAYS * DAY;
@@ -63,25 +73,30 @@ const FILL = [
 
 /** The rollups PgEventStore keeps on insert, built here in bulk from the raw events. */
 const ROLLUPS = [
-  `INSERT INTO event_days (configuration_uid, day, searches, no_results, support_forwards, summaries, chats, unanswered)
-   SELECT configuration_uid, day, sum(s), sum(e), sum(f), sum(su), sum(ch), sum(un) FROM (
-     SELECT configuration_uid, (at / ${DAY})::int AS day, count(*) AS s, count(*) FILTER (WHERE result_count = 0) AS e, 0 AS f, 0 AS su, 0 AS ch, 0 AS un
-     FROM searches GROUP BY 1, 2
-     UNION ALL SELECT configuration_uid, (at / ${DAY})::int, 0, 0, count(*), 0, 0, 0 FROM support_forwards GROUP BY 1, 2
-     UNION ALL SELECT configuration_uid, (at / ${DAY})::int, 0, 0, 0, count(*) FILTER (WHERE kind = 'summary'),
-       count(*) FILTER (WHERE kind = 'chat'), count(*) FILTER (WHERE status = 'no-relevant-results') FROM generations GROUP BY 1, 2
-   ) x GROUP BY 1, 2`,
-  `INSERT INTO click_days (configuration_uid, day, position, clicks)
-   SELECT configuration_uid, (at / ${DAY})::int, position, count(*) FROM clicks GROUP BY 1, 2, 3`,
+  `INSERT INTO event_hours (configuration_uid, hour, device, searches, no_results, support_forwards, summaries, summaries_unanswered, chats, chats_unanswered)
+   SELECT configuration_uid, hour, device, sum(s), sum(e), sum(f), sum(su), sum(suu), sum(ch), sum(chu) FROM (
+     SELECT configuration_uid, (at / ${HOUR})::int AS hour, device, count(*) AS s, count(*) FILTER (WHERE result_count = 0) AS e, 0 AS f,
+       0 AS su, 0 AS suu, 0 AS ch, 0 AS chu
+     FROM searches GROUP BY 1, 2, 3
+     UNION ALL SELECT configuration_uid, (at / ${HOUR})::int, device, 0, 0, count(*), 0, 0, 0, 0 FROM support_forwards GROUP BY 1, 2, 3
+     UNION ALL SELECT configuration_uid, (at / ${HOUR})::int, device, 0, 0, 0, count(*) FILTER (WHERE kind = 'summary'),
+       count(*) FILTER (WHERE kind = 'summary' AND status = 'no-relevant-results'), count(*) FILTER (WHERE kind = 'chat'),
+       count(*) FILTER (WHERE kind = 'chat' AND status = 'no-relevant-results') FROM generations GROUP BY 1, 2, 3
+   ) x GROUP BY 1, 2, 3`,
+  `INSERT INTO click_hours (configuration_uid, hour, position, clicks)
+   SELECT configuration_uid, (at / ${HOUR})::int, position, count(*) FROM clicks GROUP BY 1, 2, 3`,
   `INSERT INTO query_days (configuration_uid, day, query, searches, no_results, clicks)
    SELECT s.configuration_uid, (s.at / ${DAY})::int, s.normalized, count(*), count(*) FILTER (WHERE s.result_count = 0), coalesce(sum(k.n), 0)
    FROM searches s LEFT JOIN (SELECT search_id, count(*) AS n FROM clicks GROUP BY 1) k ON k.search_id = s.id GROUP BY 1, 2, 3`,
   `INSERT INTO distinct_keys (kind, configuration_uid, key, days, added)
    SELECT 1, configuration_uid, session, array_agg(DISTINCT (at / ${DAY})::int ORDER BY (at / ${DAY})::int), '{}'::int[] FROM searches GROUP BY 2, 3
    UNION ALL
-   SELECT 2, configuration_uid, search_id, array_agg(DISTINCT (at / ${DAY})::int ORDER BY (at / ${DAY})::int), '{}'::int[] FROM clicks GROUP BY 2, 3`,
+   SELECT 2, configuration_uid, search_id, array_agg(DISTINCT (at / ${DAY})::int ORDER BY (at / ${DAY})::int), '{}'::int[] FROM clicks GROUP BY 2, 3
+   UNION ALL
+   SELECT 3, configuration_uid, session, array_agg(DISTINCT (at / ${HOUR})::int ORDER BY (at / ${HOUR})::int), '{}'::int[] FROM searches GROUP BY 2, 3`,
+  // Kind 3 (sessions by hour) keeps a previous hour over 48 hours back as -1, as the store does.
   `INSERT INTO distinct_pairs (kind, configuration_uid, day, prev, n)
-   SELECT kind, configuration_uid, d, prev, count(*) FROM (
+   SELECT kind, configuration_uid, d, CASE WHEN kind = 3 AND prev < d - 48 THEN -1 ELSE prev END, count(*) FROM (
      SELECT kind, configuration_uid, d, lag(d, 1, -1) OVER (PARTITION BY kind, configuration_uid, key ORDER BY d) AS prev
      FROM distinct_keys, unnest(days) AS d) x GROUP BY 1, 2, 3, 4`,
   `ANALYZE`,
@@ -99,6 +114,16 @@ const RAW = `
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
+  const scale = values['full-only'] ? null : await scaleBench();
+  const full = await fullResponseBench();
+  mkdirSync('bench-results', { recursive: true });
+  writeFileSync('bench-results/insights.json', JSON.stringify({
+    at: new Date().toISOString(), runs: RUNS, cores: cpus().length, node: process.version, ...scale, fullResponse100k: full,
+  }, null, 2));
+}
+
+/** 10^7 events in PostgreSQL: insights against a raw scan, and ingest into the filled schema. */
+async function scaleBench() {
   const storage = await createPostgresStorage({ url: values.url!, schema, vectors: null, poolSize: 8 });
   const client = new pg.Client({ connectionString: values.url, options: `-c search_path=${schema}` });
   await client.connect();
@@ -148,16 +173,102 @@ async function main() {
       return (20_000 / (performance.now() - t0)) * 1000;
     });
     log(`ingest: ${Math.round(ingest).toLocaleString()} searches/s (one writer)`);
-    mkdirSync('bench-results', { recursive: true });
-    writeFileSync('bench-results/insights.json', JSON.stringify({
-      at: new Date().toISOString(), events: TOTAL, days: DAYS, runs: RUNS, cores: cpus().length, node: process.version,
-      postgres: (await client.query('SHOW server_version')).rows[0].server_version, rows, ingestSearchesPerSecond: Math.round(ingest),
-    }, null, 2));
+    return {
+      events: TOTAL, days: DAYS, postgres: (await client.query('SHOW server_version')).rows[0].server_version, rows,
+      ingestSearchesPerSecond: Math.round(ingest),
+    };
   } finally {
     if (!values.keep) await client.query(`DROP SCHEMA ${pg.escapeIdentifier(schema)} CASCADE`);
     await client.end();
     await storage.close();
   }
+}
+
+const FULL_EVENTS = 100_000;
+const FULL_DAYS = 30;
+const ZONE = 'America/New_York';
+
+/** 100,000 events over 30 days (80% searches, 16% clicks, 2% support forwards, 2% generations), the same on any backend. */
+async function fill100k(storage: Storage, start: number) {
+  const searches = FULL_EVENTS * 0.8;
+  const at = (i: number, n: number) => start + Math.floor((i * FULL_DAYS * DAY) / n);
+  const devices: Device[] = ['desktop', 'mobile', 'unknown'];
+  for (let b = 0; b < searches; b += 1000) {
+    await storage.events.recordSearches(Array.from({ length: 1000 }, (_, k) => {
+      const i = b + k;
+      const q = `q${Math.floor(Math.pow((i * 7919) % 1000 / 1000, 3) * 3000)}`;
+      return {
+        id: `f${i}`, at: at(i, searches), configurationUid: CFG, variant: 'ui', session: i % 5 === 0 ? `u${(i * 31) % 2000}` : `s${i >> 2}`,
+        device: devices[i % 3 === 0 ? 1 : i % 7 === 0 ? 2 : 0], query: q, normalized: q, resultCount: i % 13 === 0 ? 0 : 1 + (i % 9),
+      };
+    }));
+  }
+  // Clicks on every fifth search, four writers at once (each click is its own transaction).
+  const clicks = Array.from({ length: searches / 5 }, (_, k) => k * 5 + 1);
+  await Promise.all(Array.from({ length: 4 }, async (_, w) => {
+    for (let k = w; k < clicks.length; k += 4) {
+      const i = clicks[k];
+      await storage.events.recordClick({
+        at: at(i, searches) + 30_000, configurationUid: CFG, searchEventId: `f${i}`, session: i % 5 === 0 ? `u${(i * 31) % 2000}` : `s${i >> 2}`,
+        normalized: 'q', position: 1 + (i % 7), target: `idx\u0000doc${i % 900}`,
+      });
+    }
+  }));
+  const others = FULL_EVENTS * 0.02;
+  for (let i = 0; i < others; i++) {
+    await storage.events.recordSupportForward({ at: at(i, others), configurationUid: CFG, url: `https://support/${i % 37}`, session: `s${i}`, device: devices[i % 3] });
+    await storage.events.recordGeneration({
+      id: `g${i}`, at: at(i, others) + 1000, configurationUid: CFG, kind: i % 2 ? 'chat' : 'summary', session: `s${i}`, device: devices[i % 3],
+      query: 'q', status: i % 4 === 0 ? 'no-relevant-results' : 'success', latencyMs: 300, references: [],
+    });
+  }
+}
+
+/** The web app's insights read over 100,000 events, on SQLite and on PostgreSQL. */
+async function fullResponseBench() {
+  const days = localDays(END - (FULL_DAYS + 2) * DAY, END + 2 * DAY, ZONE);
+  // Local midnights in New York around the 30 filled days: what the browser sends.
+  const from = days[0].end;
+  const to = days[days.length - 2].start;
+  const start = from + 3 * HOUR;
+  const dir = mkdtempSync(join(tmpdir(), 'bench-insights-'));
+  const fullSchema = `bench_insights_full_${process.pid}`;
+  const backends: [string, Storage][] = [
+    ['embedded (SQLite)', createSqliteStorage({ dataDir: dir, synchronous: 'normal' })],
+    ['PostgreSQL', await createPostgresStorage({ url: values.url!, schema: fullSchema, vectors: null, poolSize: 8 })],
+  ];
+  const rows = [];
+  const answers: string[] = [];
+  try {
+    for (const [name, storage] of backends) {
+      await timed(`${name}: record ${FULL_EVENTS.toLocaleString()} events through the port`, () => fill100k(storage, start));
+      for (const view of [{ timeZone: ZONE, limit: 20 }, { timeZone: ZONE, limit: 1000 }] as InsightsOptions[]) {
+        let insight = await storage.events.insights(CFG, from, to, view);
+        const times: number[] = [];
+        for (let r = 0; r < RUNS; r++) {
+          const t0 = performance.now();
+          insight = await storage.events.insights(CFG, from, to, view);
+          times.push(performance.now() - t0);
+        }
+        if (view.limit === 1000) answers.push(JSON.stringify(insight));
+        rows.push({
+          backend: name, limit: view.limit, events: insight.searches + insight.clicks + insight.supportForwards + insight.summaries + insight.chats,
+          days: insight.byDay.length, msMedian: Math.round(median(times)), msMax: Math.round(Math.max(...times)),
+        });
+      }
+    }
+  } finally {
+    for (const [, storage] of backends) await storage.close();
+    rmSync(dir, { recursive: true, force: true });
+    const client = new pg.Client({ connectionString: values.url });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(fullSchema)} CASCADE`);
+    await client.end();
+  }
+  const agrees = answers.length === 2 && answers[0] === answers[1];
+  console.table(rows);
+  log(`both backends give the same full response: ${agrees}`);
+  return { events: FULL_EVENTS, days: FULL_DAYS, timeZone: ZONE, rows, agrees };
 }
 
 main().catch((err) => {

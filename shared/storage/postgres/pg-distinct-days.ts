@@ -63,15 +63,17 @@ export async function recordDistinct(c: pg.PoolClient, kind: number, sightings: 
 /**
  * SQL counting the distinct keys of a configuration ($1) seen on whole days [$2, $3) or in the raw
  * events that `edgeKeys` selects (the partial days at the ends of a range): the pairs give the
- * first part, and edge keys add those not seen on the whole days.
+ * first part, and edge keys add those not seen on the whole days. Each edge key is looked up by
+ * its primary key in a scalar subquery: written as NOT EXISTS, the planner may turn it into an
+ * anti-join that scans every key of the configuration per edge key (seconds, with stale statistics).
  */
 export function countDistinctSql(kind: number, edgeKeys: string): string {
   return `
     SELECT (SELECT coalesce(sum(n), 0) FROM distinct_pairs
             WHERE kind = ${kind} AND configuration_uid = $1 AND day >= $2 AND day < $3 AND prev < $2)
          + (SELECT count(*) FROM (${edgeKeys}) AS e(key)
-            WHERE NOT EXISTS (SELECT 1 FROM distinct_keys k WHERE k.kind = ${kind} AND k.configuration_uid = $1
-              AND k.key = e.key AND EXISTS (SELECT 1 FROM unnest(k.days) AS d WHERE d >= $2 AND d < $3))) AS n`;
+            WHERE NOT coalesce((SELECT EXISTS (SELECT 1 FROM unnest(k.days) AS d WHERE d >= $2 AND d < $3)
+              FROM distinct_keys k WHERE k.kind = ${kind} AND k.configuration_uid = $1 AND k.key = e.key), false)) AS n`;
 }
 
 /** Adds (sign 1) or removes (-1) the pairs of the keys listed in the temporary table prune_keys. */
