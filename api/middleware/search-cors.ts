@@ -52,7 +52,8 @@ export function searchCors(
     // Responses differ by Origin, so shared caches must keep them apart, with or without the header.
     res.vary('Origin');
     const origin = req.get('Origin');
-    if (origin === undefined) return next();
+    // No Origin, or the service's own origin (the web app's Try it): not a cross-origin use of the configuration.
+    if (origin === undefined || parseOrigin(origin)?.origin === `${req.protocol}://${req.get('host')}`) return next();
 
     const uid = uidOf(req);
     const allowed = uid === undefined ? null : await allowedOriginsOf(uid);

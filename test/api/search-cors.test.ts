@@ -85,6 +85,17 @@ describe('searchCors, real requests', () => {
     expect((await get('closed', 'https://example.com')).status).toBe(403);
   });
 
+  it("lets the service's own origin through (the web app's Try it), whatever the configuration allows", async () => {
+    const post = (origin: string) =>
+      call(undefined, { origin, 'content-type': 'application/json' }, { method: 'POST', body: JSON.stringify({ uid: 'closed' }) });
+    const own = await post(url);
+    expect(own.status).toBe(200);
+    expect(own.headers.get('access-control-allow-origin')).toBeNull();
+    // Same host, other port or scheme: another origin, refused.
+    expect((await post(url.replace(/:\d+$/, ':1'))).status).toBe(403);
+    expect((await post(url.replace('http:', 'https:'))).status).toBe(403);
+  });
+
   it('allows every origin for *', async () => {
     for (const origin of ['https://anything.example', 'http://localhost:3000']) {
       const res = await get('anyone', origin);

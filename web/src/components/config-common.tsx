@@ -27,16 +27,6 @@ export function useConfiguration(uid: string): Async<Configuration> {
   return useAsync((signal) => api.get<Configuration>(configPath(uid), signal), [uid]);
 }
 
-/** True when a browser on this page's origin may call the configuration's public routes with POST (which sends Origin). */
-export function originAllowed(config: Configuration, origin = location.origin): boolean {
-  return config.allowed_origins.some((o) => {
-    if (o === '*') return true;
-    if (!o.includes('*.')) return o.toLowerCase() === origin.toLowerCase();
-    const [scheme, host] = o.toLowerCase().split('://*');
-    return origin.toLowerCase().startsWith(`${scheme}://`) && origin.toLowerCase().endsWith(host);
-  });
-}
-
 export const CONFIG_TABS = [
   { tab: 'settings', label: 'Settings' },
   { tab: 'top-questions', label: 'Top questions' },

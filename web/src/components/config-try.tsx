@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { qs } from '../api';
 import { ErrorMessage, messageOf } from './async';
-import { originAllowed, type Configuration } from './config-common';
+import type { Configuration } from './config-common';
 import { Field } from './controls';
 
 interface Reference {
@@ -228,12 +228,6 @@ function TryChat({ config, session }: { config: Configuration; session: string }
         <h3 id="try-chat-title">Chat</h3>
         {turns.length > 0 && <button type="button" class="small" disabled={busy} onClick={() => setTurns([])}>New conversation</button>}
       </div>
-      {!originAllowed(config) && (
-        <p class="notice">
-          Chat is sent with POST, which carries this page's origin ({location.origin}); the configuration's allowed origins do not
-          include it, so the server refuses it. Add {location.origin} to the allowed origins in Settings to try chat here.
-        </p>
-      )}
       <p class="muted">
         Follow-up questions continue the conversation by its id. Previews are not stored, so the server answers each follow-up
         without the earlier turns.
