@@ -63,8 +63,19 @@ export function localDays(from: number, to: number, tz: string): LocalDay[] {
   return out;
 }
 
-/** Index of the day holding instant `t` (days sorted, contiguous, `t` within them). */
+/**
+ * The local days of [from, to) around events seen from `firstAt` to `lastAt`: every day holding one
+ * of them, and perhaps a day either side. A century-long range then costs a few days, not 36,500.
+ */
+export function localDaysAround(from: number, to: number, tz: string, firstAt: number, lastAt: number): LocalDay[] {
+  // No local day is longer than 26 hours.
+  const margin = 26 * HOUR_MS;
+  return localDays(Math.max(from, firstAt - margin), Math.min(to, lastAt + margin), tz);
+}
+
+/** Index of the day holding instant `t` (days sorted and contiguous); -1 outside them. */
 export function dayIndex(days: LocalDay[], t: number): number {
+  if (days.length === 0 || t < days[0].start || t >= days[days.length - 1].end) return -1;
   let lo = 0;
   let hi = days.length - 1;
   while (lo < hi) {

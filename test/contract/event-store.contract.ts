@@ -117,7 +117,8 @@ export function eventStoreContract(name: string, make: MakeStorage) {
         await apply(s, op);
         model.add(op);
       }
-      await expectLikeModel(s, model, ranges(rand, T0, 6));
+      // A century: days are listed around the events only, clicks on days without searches left out.
+      await expectLikeModel(s, model, [...ranges(rand, T0, 6), [Date.UTC(2000, 0, 1), Date.UTC(2100, 0, 1)]]);
     });
 
     it('matches the raw events when two hosts record at once', async () => {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Device, Insights, InsightsOptions } from '../ports/event-store.js';
-import { dayIndex, HOUR_MS, localDays } from '../local-days.js';
+import { dayIndex, HOUR_MS, localDaysAround, type LocalDay } from '../local-days.js';
 import { countDistinctSql, DISTINCT_CLICKED_SEARCHES, DISTINCT_SESSION_HOURS, DISTINCT_SESSIONS } from './pg-distinct-days.js';
 import { topQueries } from './pg-top-queries.js';
 
@@ -61,7 +61,7 @@ const WINDOW_SESSIONS = `
   FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS w(a, b, i) ORDER BY i`;
 
 /** Distinct sessions of each local day: whole-hour days from the pairs, days with partial hours with their raw edges too. */
-async function sessionsByDay(pool: pg.Pool, configurationUid: string, days: { start: number; end: number }[]): Promise<number[]> {
+async function sessionsByDay(pool: pg.Pool, configurationUid: string, days: LocalDay[]): Promise<number[]> {
   const windows = days.map((d) => split(configurationUid, d.start, d.end, HOUR_MS));
   const { rows } = await pool.query<{ n: number }>(WINDOW_SESSIONS, [configurationUid, windows.map((w) => w[1]), windows.map((w) => w[2])]);
   const out = rows.map((r) => r.n);
@@ -79,9 +79,8 @@ export async function pgInsights(
   const limit = options.limit ?? 20;
   const byDays = split(configurationUid, from, to, DAY_MS);
   const byHours = split(configurationUid, from, to, HOUR_MS);
-  const days = localDays(from, to, options.timeZone ?? 'UTC');
   // Independent reads: run them side by side on several pooled connections.
-  const [counters, clickHours, sessions, clicked, top, noResults, urls, daySessions] = await Promise.all([
+  const [counters, clickHours, sessions, clicked, top, noResults, urls] = await Promise.all([
     pool.query<{
       hour: number; device: Device; searches: number; noResults: number; supportForwards: number;
       summaries: number; summariesUnanswered: number; chats: number; chatsUnanswered: number;
@@ -95,10 +94,12 @@ export async function pgInsights(
     }, EDGES, WHOLE_DAYS),
     topQueries<{ query: string; searches: number }>(pool, byDays, { column: 'no_results', rawFilter: 'result_count = 0', limit }, EDGES, WHOLE_DAYS),
     pool.query<{ url: string; forwards: number }>(SUPPORT_URLS, [configurationUid, from, to]),
-    sessionsByDay(pool, configurationUid, days),
   ]);
+  const searchHours = counters.rows.filter((r) => r.searches > 0).map((r) => r.hour);
+  const days = searchHours.length ? localDaysAround(from, to, options.timeZone ?? 'UTC',
+    searchHours.reduce((a, b) => Math.min(a, b)) * HOUR_MS, searchHours.reduce((a, b) => Math.max(a, b)) * HOUR_MS) : [];
   const dayOfHour = (hour: number) => dayIndex(days, Math.max(from, hour * HOUR_MS));
-  const perDay = days.map((d, i) => ({ day: d.day, searches: 0, clicks: 0, noResults: 0, sessions: daySessions[i] }));
+  const perDay = days.map((d) => ({ day: d.day, start: d.start, end: d.end, searches: 0, clicks: 0, noResults: 0 }));
   const devices = new Map<Device, number>();
   const t = { searches: 0, noResults: 0, supportForwards: 0, summaries: 0, summariesUnanswered: 0, chats: 0, chatsUnanswered: 0 };
   for (const r of counters.rows) {
@@ -114,10 +115,13 @@ export async function pgInsights(
   let clicks = 0;
   for (const r of clickHours.rows) {
     clicks += r.clicks;
-    perDay[dayOfHour(r.hour)].clicks += r.clicks;
+    const d = perDay[dayOfHour(r.hour)];
+    if (d) d.clicks += r.clicks;
     clicksByPosition.set(r.position, (clicksByPosition.get(r.position) ?? 0) + r.clicks);
   }
   const searchesWithClick = clicked.rows[0].n;
+  const searchDays = perDay.filter((d) => d.searches > 0);
+  const daySessions = await sessionsByDay(pool, configurationUid, searchDays);
   return {
     searches: t.searches,
     sessions: sessions.rows[0].n,
@@ -134,7 +138,7 @@ export async function pgInsights(
     unansweredGenerations: t.summariesUnanswered + t.chatsUnanswered,
     summariesUnanswered: t.summariesUnanswered,
     chatsUnanswered: t.chatsUnanswered,
-    byDay: perDay.filter((d) => d.searches > 0),
+    byDay: searchDays.map((d, i) => ({ day: d.day, searches: d.searches, clicks: d.clicks, noResults: d.noResults, sessions: daySessions[i] })),
     devices: [...devices].map(([device, searches]) => ({ device, searches }))
       .sort((a, b) => b.searches - a.searches || (a.device < b.device ? -1 : 1)),
     supportForwardUrls: urls.rows,

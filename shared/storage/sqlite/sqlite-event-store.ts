@@ -1,7 +1,7 @@
 import type {
   ClickEvent, Device, EventStore, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
 } from '../ports/event-store.js';
-import { dayIndex, HOUR_MS, localDays } from '../local-days.js';
+import { dayIndex, HOUR_MS, localDaysAround } from '../local-days.js';
 import type Database from 'better-sqlite3';
 import type { Db } from './open-database.js';
 
@@ -147,14 +147,15 @@ export class SqliteEventStore implements EventStore {
 
   /** Per local day, from hourly groups (days start on whole hours, see localDays). */
   private byDay(uid: string, from: number, to: number, timeZone: string): Insights['byDay'] {
-    const days = localDays(from, to, timeZone);
+    const range = [uid, from, to];
+    const searches = this.db.prepare(
+      `SELECT at / ${HOUR_MS} AS hour, session, count(*) AS searches, sum(result_count = 0) AS noResults FROM searches
+       WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY hour, session ORDER BY hour`,
+    ).all(...range) as { hour: number; session: string; searches: number; noResults: number }[];
+    const days = localDaysAround(from, to, timeZone, searches[0].hour * HOUR_MS, searches[searches.length - 1].hour * HOUR_MS);
     const out = days.map((d) => ({ day: d.day, searches: 0, clicks: 0, noResults: 0, sessions: new Set<string>() }));
     const at = (hour: number) => out[dayIndex(days, Math.max(from, hour * HOUR_MS))];
-    const range = [uid, from, to];
-    for (const r of this.db.prepare(
-      `SELECT at / ${HOUR_MS} AS hour, session, count(*) AS searches, sum(result_count = 0) AS noResults FROM searches
-       WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY hour, session`,
-    ).all(...range) as { hour: number; session: string; searches: number; noResults: number }[]) {
+    for (const r of searches) {
       const d = at(r.hour);
       d.searches += r.searches;
       d.noResults += r.noResults;
@@ -162,7 +163,10 @@ export class SqliteEventStore implements EventStore {
     }
     for (const r of this.db.prepare(
       `SELECT at / ${HOUR_MS} AS hour, count(*) AS clicks FROM clicks WHERE configuration_uid = ? AND at >= ? AND at < ? GROUP BY hour`,
-    ).all(...range) as { hour: number; clicks: number }[]) at(r.hour).clicks += r.clicks;
+    ).all(...range) as { hour: number; clicks: number }[]) {
+      const d = at(r.hour);
+      if (d) d.clicks += r.clicks;
+    }
     return out.filter((d) => d.searches > 0).map((d) => ({ ...d, sessions: d.sessions.size }));
   }
 
