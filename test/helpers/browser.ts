@@ -21,11 +21,14 @@ export interface TestBrowser {
 
 export interface WatchedPage {
   page: Page;
-  /** Everything that went wrong on the page so far and was not expected. */
+  /** Everything that went wrong on the page since the last assertClean. */
   problems: string[];
-  /** Runs `fn` with console messages matching `pattern` expected (e.g. the 401 a wrong key draws). */
+  /**
+   * Runs `fn` with console messages matching `pattern` expected (e.g. the 401 a wrong key draws) until the
+   * next assertClean: Chromium reports a failed request some time after the page has moved on.
+   */
   expecting<T>(pattern: RegExp, fn: () => Promise<T>): Promise<T>;
-  /** Throws listing the problems, if any, and forgets them. */
+  /** Throws listing the unexpected problems, if any, and forgets them and the expected patterns. */
   assertClean(): void;
 }
 
@@ -59,9 +62,7 @@ export async function launchBrowser(options: BrowserContextOptions = {}): Promis
 function watch(page: Page): WatchedPage {
   const problems: string[] = [];
   const expected: RegExp[] = [];
-  const report = (what: string) => {
-    if (!expected.some((p) => p.test(what))) problems.push(what);
-  };
+  const report = (what: string) => problems.push(what);
   page.on('console', (msg) => {
     if (msg.type() === 'error') report(`console error: ${msg.text()} (${msg.location().url})`);
   });
@@ -78,14 +79,11 @@ function watch(page: Page): WatchedPage {
     problems,
     async expecting(pattern, fn) {
       expected.push(pattern);
-      try {
-        return await fn();
-      } finally {
-        expected.splice(expected.indexOf(pattern), 1);
-      }
+      return fn();
     },
     assertClean() {
-      const found = problems.splice(0);
+      const found = problems.splice(0).filter((p) => !expected.some((e) => e.test(p)));
+      expected.splice(0);
       if (found.length) throw new Error(`The page reported problems:\n- ${found.join('\n- ')}`);
     },
   };
