@@ -63,7 +63,7 @@ export default function OperationsPage() {
                 {Object.entries(d.health).map(([name, value]) => (
                   <li>
                     <span class="ops-health-name">{name}</span> <span class={`badge ${value === 'ok' ? 'ok' : 'bad'}`}>{value === 'ok' ? 'up' : 'down'}</span>
-                    {value !== 'ok' && <span class="ops-health-detail">{value}</span>}
+                    {value !== 'ok' && <span class="ops-health-detail">{value.replace(/^down: /, '')}</span>}
                   </li>
                 ))}
               </ul>
@@ -77,34 +77,37 @@ export default function OperationsPage() {
               empty="No queues reported."
               columns={[
                 { label: 'Queue', csv: (q) => q.name },
-                { label: 'Waiting', numeric: true, csv: (q) => q.waiting },
-                { label: 'Active', numeric: true, csv: (q) => q.active },
-                { label: 'Delayed', numeric: true, csv: (q) => q.delayed },
+                { label: 'Waiting', numeric: true, render: (q) => q.waiting.toLocaleString(), csv: (q) => q.waiting },
+                { label: 'Active', numeric: true, render: (q) => q.active.toLocaleString(), csv: (q) => q.active },
+                { label: 'Delayed', numeric: true, render: (q) => q.delayed.toLocaleString(), csv: (q) => q.delayed },
                 { label: 'Failed', numeric: true, render: (q) => (q.failed > 0 ? <span class="badge bad">{q.failed}</span> : '0'), csv: (q) => q.failed },
-                { label: 'Completed', numeric: true, csv: (q) => q.completed },
+                { label: 'Completed', numeric: true, render: (q) => q.completed.toLocaleString(), csv: (q) => q.completed },
                 { label: 'Oldest waiting', numeric: true, render: (q) => humanDuration(q.oldest_waiting_seconds), csv: (q) => q.oldest_waiting_seconds },
               ]}
             />
             <h2>Failed jobs</h2>
-            <DataTable
-              caption="Failed jobs, newest first"
-              csvName="failed-jobs.csv"
-              rowKey={(j) => `${j.queue}/${j.id}`}
-              rows={[...d.failed_jobs].sort((a, b) => b.failed_at.localeCompare(a.failed_at))}
-              empty="No failed jobs."
-              columns={[
-                { label: 'Queue', csv: (j) => j.queue },
-                { label: 'Job', render: (j) => <><code>{j.id}</code> <span class="muted">{j.name}</span></>, csv: (j) => `${j.id} ${j.name}` },
-                { label: 'Index', render: (j) => (j.index_uid ? <a href={href(`/indexes/${seg(j.index_uid)}`)}>{j.index_uid}</a> : '—'), csv: (j) => j.index_uid ?? '' },
-                { label: 'Reason', render: (j) => <span class="ops-reason">{j.reason}</span>, csv: (j) => j.reason },
-                { label: 'Attempts', numeric: true, csv: (j) => j.attempts },
-                { label: 'Failed at', render: (j) => formatDate(j.failed_at), csv: (j) => j.failed_at },
-              ]}
-            />
+            {d.failed_jobs.length === 0 ? (
+              <p class="empty">No failed jobs.</p>
+            ) : (
+              <DataTable
+                caption="Failed jobs, newest first"
+                csvName="failed-jobs.csv"
+                rowKey={(j) => `${j.queue}/${j.id}`}
+                rows={[...d.failed_jobs].sort((a, b) => b.failed_at.localeCompare(a.failed_at))}
+                columns={[
+                  { label: 'Queue', csv: (j) => j.queue },
+                  { label: 'Job', render: (j) => <><code>{j.id}</code> <span class="muted">{j.name}</span></>, csv: (j) => `${j.id} ${j.name}` },
+                  { label: 'Index', render: (j) => (j.index_uid ? <a href={href(`/indexes/${seg(j.index_uid)}`)}>{j.index_uid}</a> : '—'), csv: (j) => j.index_uid ?? '' },
+                  { label: 'Reason', render: (j) => <span class="ops-reason">{j.reason}</span>, csv: (j) => j.reason },
+                  { label: 'Attempts', numeric: true, csv: (j) => j.attempts },
+                  { label: 'Failed at', render: (j) => formatDate(j.failed_at), csv: (j) => j.failed_at },
+                ]}
+              />
+            )}
             <h2>Queue dashboard</h2>
             {d.dashboard ? (
               <p>
-                <a href={d.dashboard} target="_blank" rel="noopener">Open the queue dashboard</a> (Bull Board, in a new tab; it asks for an admin key as the password).
+                <a href={d.dashboard} target="_blank" rel="noopener">Open the queue dashboard</a> (Bull Board, in a new tab).
               </p>
             ) : (
               <p class="muted">The queue dashboard is not enabled on this server.</p>
