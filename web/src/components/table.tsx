@@ -14,7 +14,8 @@ export interface Column<T> {
 export function DataTable<T>(props: { caption: string; columns: Column<T>[]; rows: T[]; csvName?: string; empty?: string; rowKey: (row: T) => string }) {
   const exported = props.columns.filter((c) => c.csv);
   return (
-    <div class="table-wrap">
+    // Focusable and named: a table wider than a phone scrolls, and keyboard users must be able to scroll it.
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.caption}>
       <table>
         <caption>
           <span>{props.caption}</span>
