@@ -48,7 +48,7 @@ import { WidgetSearchService } from './services/widget-search-service.js';
 import { WidgetUsageService } from './services/widget-usage-service.js';
 import { WidgetAnswerService } from './services/widget-answer-service.js';
 import { GenerationClient } from './services/generation-client.js';
-import { createGenerationQueue } from '../shared/generation/generation-queue.js';
+import { createGenerationQueue, GENERATION_QUEUE } from '../shared/generation/generation-queue.js';
 
 export interface AppDeps {
   config: Config;
@@ -154,7 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(contentSearchRouter(new ContentSearchService(engine)));
   app.use(adminRouter(storage, indexes, auth));
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
-  app.use(adminOperationsRouter({ storage, redis: deps.redis, queues, dashboard: config.http.dashboard }));
+  // Generations are jobs too: a stuck or failing generator shows on the operations page beside the pipeline.
+  app.use(adminOperationsRouter({ storage, redis: deps.redis, queues: { ...queues, [GENERATION_QUEUE]: generationQueue }, dashboard: config.http.dashboard }));
   app.use(notFound);
   app.use(errorHandler);
   return app;

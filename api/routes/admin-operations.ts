@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
-import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
-import { latestFailedJobs, readQueues } from '../../shared/jobs/queue-status.js';
+import { latestFailedJobs, readQueues, type NamedQueues } from '../../shared/jobs/queue-status.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { requirePermission } from '../middleware/auth.js';
 import { healthChecks } from './operations.js';
@@ -13,7 +12,7 @@ const QUEUE_TIMEOUT_MS = 1500;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** What the operators' page shows: health, queue depths, the latest failed jobs, the dashboard link. */
-export function adminOperationsRouter(deps: { storage: Storage; redis: Redis; queues: PipelineQueues; dashboard: boolean }): Router {
+export function adminOperationsRouter(deps: { storage: Storage; redis: Redis; queues: NamedQueues; dashboard: boolean }): Router {
   const r = Router();
   r.get('/v1/admin/operations', requirePermission('admin'), async (_req, res) => {
     const health = await healthChecks(deps);

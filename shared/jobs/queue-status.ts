@@ -1,5 +1,7 @@
-import { PIPELINE_QUEUES } from './pipeline-jobs.js';
-import type { PipelineQueues } from './pipeline-queues.js';
+import type { Queue } from 'bullmq';
+
+/** Queues by name: the pipeline's, and the generation queue where the caller has it. */
+export type NamedQueues = Record<string, Queue>;
 
 export interface QueueStatus {
   name: string;
@@ -31,10 +33,9 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
     .finally(() => clearTimeout(t));
 }
 
-/** Job counts and the oldest waiting job of every pipeline queue, read side by side. */
-export async function readQueues(queues: PipelineQueues, timeoutMs: number): Promise<QueueStatus[]> {
-  return withTimeout(Promise.all(PIPELINE_QUEUES.map(async (name) => {
-    const q = queues[name];
+/** Job counts and the oldest waiting job of every queue, read side by side. */
+export async function readQueues(queues: NamedQueues, timeoutMs: number): Promise<QueueStatus[]> {
+  return withTimeout(Promise.all(Object.entries(queues).map(async ([name, q]) => {
     const [counts, [oldest]] = await Promise.all([
       q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed', 'completed'),
       q.getJobs(['wait'], 0, 0, true),
@@ -46,10 +47,10 @@ export async function readQueues(queues: PipelineQueues, timeoutMs: number): Pro
   })), timeoutMs);
 }
 
-/** The latest `limit` failed jobs over every pipeline queue, newest first. */
-export async function latestFailedJobs(queues: PipelineQueues, limit: number, timeoutMs: number): Promise<FailedJob[]> {
-  const perQueue = await withTimeout(Promise.all(PIPELINE_QUEUES.map(async (name) =>
-    (await queues[name].getFailed(0, limit - 1)).filter((j) => j).map((j): FailedJob => ({
+/** The latest `limit` failed jobs over every queue, newest first. */
+export async function latestFailedJobs(queues: NamedQueues, limit: number, timeoutMs: number): Promise<FailedJob[]> {
+  const perQueue = await withTimeout(Promise.all(Object.entries(queues).map(async ([name, q]) =>
+    (await q.getFailed(0, limit - 1)).filter((j) => j).map((j): FailedJob => ({
       queue: name, id: String(j.id), name: j.name, reason: j.failedReason ?? '', attempts: j.attemptsMade,
       failedAt: j.finishedOn ?? null, indexId: typeof j.data?.indexId === 'number' ? j.data.indexId : null,
     })))), timeoutMs);
