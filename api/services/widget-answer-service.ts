@@ -14,6 +14,7 @@ import type { StoredReference } from '../../shared/storage/ports/conversation-st
 import type { Device } from '../../shared/storage/ports/event-store.js';
 import { newEventId } from './event-recorder.js';
 import type { GenerationClient, RunOptions } from './generation-client.js';
+import { PreviewConversations } from './preview-conversations.js';
 import { signFeedback, type Passage, type WidgetSearchService } from './widget-search-service.js';
 
 /** Sections a summary or reply is written from. */
@@ -41,6 +42,8 @@ export interface Reference {
 
 /** Summaries and chat replies: retrieval with the configuration's search, generation on the workers, stored conversations. */
 export class WidgetAnswerService {
+  private readonly previews = new PreviewConversations();
+
   constructor(
     private readonly storage: Storage,
     private readonly search: WidgetSearchService,
@@ -73,7 +76,9 @@ export class WidgetAnswerService {
     // SPEC's three rules: a known id continues from its latest reply; an unknown id starts a new
     // conversation under that id; no id starts a new one with a fresh id.
     const conversationId = req.conversationId ?? randomUUID();
-    const history: ConversationTurn[] = (await this.storage.conversations.turns(config.uid, conversationId, HISTORY_TURNS)).map((t) => ({ question: t.question, reply: t.reply }));
+    const history: ConversationTurn[] = req.preview
+      ? this.previews.turns(config.uid, conversationId, HISTORY_TURNS)
+      : (await this.storage.conversations.turns(config.uid, conversationId, HISTORY_TURNS)).map((t) => ({ question: t.question, reply: t.reply }));
     const language = await this.language(config);
     const retrievalQuery = standaloneQuery(history, req.query, language);
     const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
@@ -98,7 +103,8 @@ export class WidgetAnswerService {
       : [];
     const reply = answered ? result.text : NO_RESULTS_REPLY;
     const followUps = answered ? candidates : [];
-    if (!req.preview) {
+    if (req.preview) this.previews.append(config.uid, conversationId, { question: req.query, reply }, HISTORY_TURNS);
+    else {
       await this.storage.conversations.append(config.uid, conversationId, session, {
         question: req.query, reply, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
       });

@@ -149,6 +149,18 @@ describe('extractive default (no model)', () => {
     expect(r.body.status).toBe('success');
     expect(await svc.storage.conversations.exists(uids.ui, 'preview-1')).toBe(false);
   });
+
+  it('a preview follow-up continues from the earlier preview turns (held in memory, not stored)', async () => {
+    const ask = (query: string, id: string) =>
+      widget(svc, 'POST', '/v1/tool/chat', { uid: uids.tool, query, 'session-id': 's5', 'conversation-id': id, preview: true });
+    await ask('What is a virtual environment?', 'preview-2');
+    // The follow-up names nothing itself: only the earlier turn gives its retrieval query a subject.
+    const next = await ask('tell me more', 'preview-2');
+    expect(next.body.references[0]?.url).toBe('https://docs.example.com/venv#venv');
+    const fresh = await ask('tell me more', 'preview-3');
+    expect(fresh.body.references[0]?.url).not.toBe('https://docs.example.com/venv#venv');
+    expect(await svc.storage.conversations.exists(uids.tool, 'preview-2')).toBe(false);
+  });
 });
 
 describe('with an OpenAI-compatible model', () => {

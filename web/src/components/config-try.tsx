@@ -229,8 +229,8 @@ function TryChat({ config, session }: { config: Configuration; session: string }
         {turns.length > 0 && <button type="button" class="small" disabled={busy} onClick={() => setTurns([])}>New conversation</button>}
       </div>
       <p class="muted">
-        Follow-up questions continue the conversation by its id. Previews are not stored, so the server answers each follow-up
-        without the earlier turns.
+        Follow-up questions continue the conversation by its id. Preview conversations are kept only in the server's memory
+        for 30 minutes and never stored or counted in insights.
       </p>
       <div class="chat" role="log" aria-label="Chat conversation" aria-live="polite">
         {turns.map((t) => (
