@@ -133,7 +133,7 @@ describe('the web app, as an operator uses it', () => {
     await page.getByLabel('Index uid').fill(INDEX);
     await page.getByRole('button', { name: 'Create index' }).click();
     await page.getByRole('status').filter({ hasText: `Index ${INDEX} created.` }).waitFor();
-    expect((await tableRows('Indexes'))[0].slice(0, 4)).toEqual([INDEX, 'push', 'en', '0']);
+    await expect.poll(async () => (await tableRows('Indexes'))[0]?.slice(0, 4)).toEqual([INDEX, 'push', 'en', '0']);
     expect((await svc.call('GET', `/v1/admin/indexes/${INDEX}`)).status).toBe(200);
     await checkPage('02-indexes');
   });
@@ -228,7 +228,7 @@ describe('the web app, as an operator uses it', () => {
     const preview = page.getByTestId('instant-answer-preview').locator('.preview-body');
     expect(await preview.innerHTML()).not.toMatch(/script|onclick|alert/);
     expect(await preview.locator('strong').textContent()).toBe('30 days');
-    expect((await tableRows('Instant answers'))[0].slice(0, 3)).toEqual(['Refund policy', 'refund', 'https://docs.example.com/refunds']);
+    await expect.poll(async () => (await tableRows('Instant answers'))[0]?.slice(0, 3)).toEqual(['Refund policy', 'refund', 'https://docs.example.com/refunds']);
     await checkPage('09-instant-answers');
   });
 
@@ -341,7 +341,7 @@ describe('the web app, as an operator uses it', () => {
     await screenshot(page, '13-revoke-dialog');
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByRole('status').filter({ hasText: 'Key “docs crawler” revoked' }).waitFor();
-    expect((await tableRows('API keys'))[0][6]).toMatch(/^revoked/);
+    await expect.poll(async () => (await tableRows('API keys'))[0]?.[6]).toMatch(/^revoked/);
     const res = await push(secret, [{ uid: 'late', title: 'Late', content: '<p>too late</p>' }]);
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ code: 401, message: 'Invalid API key' });
