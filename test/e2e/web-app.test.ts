@@ -52,7 +52,8 @@ afterAll(async () => {
 
 /** What every page visit must pass: nothing reported on the page, axe clean, and a screenshot to look at. */
 async function checkPage(name: string, options: { phone?: boolean } = {}) {
-  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached', timeout: 30_000 }).catch(() => {});
+  // Nothing still loading, so the screenshot and axe see the page as it settles.
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
   w.assertClean();
   await expectNoSeriousA11yViolations(page);
   await screenshot(page, name, options);

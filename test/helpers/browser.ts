@@ -62,11 +62,10 @@ export async function launchBrowser(options: BrowserContextOptions = {}): Promis
 function watch(page: Page): WatchedPage {
   const problems: string[] = [];
   const expected: RegExp[] = [];
-  const report = (what: string) => problems.push(what);
   page.on('console', (msg) => {
-    if (msg.type() === 'error') report(`console error: ${msg.text()} (${msg.location().url})`);
+    if (msg.type() === 'error') problems.push(`console error: ${msg.text()} (${msg.location().url})`);
   });
-  page.on('pageerror', (err) => report(`uncaught exception: ${err.message}`));
+  page.on('pageerror', (err) => problems.push(`uncaught exception: ${err.message}`));
   // Chromium logs CSP refusals to the console too; the event also catches those reported without a log
   // line (the init script is injected by the browser itself, so the policy does not apply to it).
   void page.addInitScript(() => {
