@@ -2,6 +2,6 @@
 // TypeScript that calls it: the end-to-end tests and bench:web.
 export interface DownloadFile { file: string; bytes: number; gzip: number }
 export function webIsStale(): boolean;
-export function buildWeb(options?: { minify?: boolean }): Promise<{ entry: string; css: string; html: string }>;
+export function buildWeb(options?: { minify?: boolean }): Promise<{ html: string }>;
 export function initialDownload(): { files: DownloadFile[]; bytes: number; gzip: number };
 export function ensureWeb(): Promise<void>;

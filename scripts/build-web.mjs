@@ -2,7 +2,7 @@
 // the last build, so `npm start` and `npm test` can call it every time. Plain JavaScript: it runs
 // before anything is compiled. `--report` prints the initial download size (what a first visit fetches).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -30,7 +30,9 @@ export function webIsStale() {
 /** Bundles web/src into hashed files under web/dist/assets and writes index.html naming them. */
 export async function buildWeb({ minify = true } = {}) {
   const { build } = await import('esbuild');
-  rmSync(dist, { recursive: true, force: true });
+  // Built beside dist and swapped in by renames, so a running server never sees a half-written app.
+  const next = `${dist}.next-${process.pid}`;
+  rmSync(next, { recursive: true, force: true });
   const result = await build({
     entryPoints: [join(web, 'src/main.tsx')],
     bundle: true,
@@ -41,7 +43,7 @@ export async function buildWeb({ minify = true } = {}) {
     target: ['es2022'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
-    outdir: join(dist, 'assets'),
+    outdir: join(next, 'assets'),
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
     metafile: true,
@@ -52,11 +54,14 @@ export async function buildWeb({ minify = true } = {}) {
   // With splitting, every lazily imported page is an entry point of its own chunk too: pick main.tsx's.
   const entry = outputs.find(([, o]) => o.entryPoint?.endsWith('src/main.tsx'))?.[0];
   const css = outputs.find(([p]) => p.endsWith('.css'))?.[0];
-  const name = (p) => relative(join(dist, 'assets'), join(root, p));
+  const name = (p) => relative(join(next, 'assets'), join(root, p));
   const html = readFileSync(join(web, 'index.html'), 'utf8').replace('%JS%', name(entry)).replace('%CSS%', name(css));
-  mkdirSync(dist, { recursive: true });
-  writeFileSync(stamp, html);
-  return { entry: join(root, entry), css: join(root, css), html: stamp };
+  writeFileSync(join(next, 'index.html'), html);
+  const old = `${dist}.old-${process.pid}`;
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(next, dist);
+  rmSync(old, { recursive: true, force: true });
+  return { html: stamp };
 }
 
 /** Bytes a first visit downloads, gzip-compressed: index.html, the entry script, its static imports and the CSS. */

@@ -12,6 +12,9 @@ import {
 } from '../helpers/browser.js';
 import { MASTER_KEY, startTestService, type TestService } from '../helpers/test-service.js';
 
+/** What Try it shows while an answer is generated: the placeholder a widget shows (web/src/components/config-try.tsx). */
+const ANSWER_PLACEHOLDER = 'Thinking about your question…';
+
 const INDEX = 'docs';
 const PAGES = [
   { uid: 'pip', title: 'Installing packages with pip', content: '<h2 id="pip">Using pip</h2><p>Pip is the package installer for Python. Run python -m pip install requests to install the requests package from the Python Package Index.</p>', source_url: 'https://docs.example.com/pip' },
@@ -238,12 +241,23 @@ describe('the web app, as an operator uses it', () => {
     const before = await svc.tableCounts();
     await page.getByRole('navigation', { name: 'Configuration sections' }).getByRole('link', { name: 'Try it' }).click();
     await page.getByLabel('Query').fill('how do I install packages with pip');
+    // Hold the summary back, as a slow model would, to see the placeholder a widget shows meanwhile.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/v1/ui/summary?*', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const summary = page.locator('section[aria-labelledby="try-summary-title"]');
+    await summary.getByText(ANSWER_PLACEHOLDER).waitFor();
+    await screenshot(page, '10-try-it-placeholder');
+    release();
     const results = page.locator('section[aria-labelledby="try-results-title"] ol.results > li');
     await expect.poll(() => results.count()).toBeGreaterThan(0);
     expect(await results.first().textContent()).toContain('Using pip');
-    const summary = page.locator('section[aria-labelledby="try-summary-title"]');
     await summary.getByRole('list', { name: 'References' }).waitFor();
+    await page.unroute('**/v1/ui/summary?*');
     expect(await summary.textContent()).toContain('Pip installs packages from the Python Package Index');
     await page.getByLabel('Message').fill('What is pip?');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -70,7 +70,7 @@ export default function OperationsPage() {
             </section>
             <h2>Queues</h2>
             <DataTable
-              caption="Pipeline queues"
+              caption="Job queues"
               csvName="queues.csv"
               rowKey={(q) => q.name}
               rows={d.queues}
