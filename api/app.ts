@@ -22,6 +22,7 @@ import { openApiDocument } from './openapi/openapi-document.js';
 import { adminRouter } from './routes/admin.js';
 import { adminSessionRouter } from './routes/admin-session.js';
 import { webAppRouter } from './routes/web-app.js';
+import { widgetRouter } from './routes/widget.js';
 import { SignInLimiter } from './middleware/sign-in-limit.js';
 import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
@@ -136,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     res.json(openApiDocument());
   });
   app.use(webAppRouter(config.http.webDir));
+  app.use(widgetRouter(config.http.widgetDir));
 
   if (config.http.dashboard) {
     const board = new ExpressAdapter();

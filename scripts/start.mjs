@@ -6,11 +6,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureDeps } from './ensure-deps.mjs';
 import { ensureWeb } from './build-web.mjs';
+import { ensureWidget } from './build-widget.mjs';
 import { REDIS_HELP, findRedisServer, freePort, startRedis } from './redis-launcher.mjs';
 
 const say = (m) => console.log(`[quarry] ${m}`);
 ensureDeps();
 await ensureWeb();
+await ensureWidget();
 
 const dataDir = resolve(process.env.QUARRY_DATA_DIR || './data');
 mkdirSync(dataDir, { recursive: true });

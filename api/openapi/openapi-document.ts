@@ -267,6 +267,20 @@ const paths = {
       responses: { '200': ok('Operations', adminOperationsSchema), ...common },
     },
   },
+  '/widget.js': {
+    get: {
+      summary: 'The embeddable widget: <script src="{base_url}/widget.js" data-uid="<uid>" defer></script> (docs/widget.md)',
+      description: 'JavaScript, gzip when accepted, with an ETag (304 on If-None-Match), Cache-Control public, max-age=300, stale-while-revalidate=86400, and Access-Control-Allow-Origin: * (any site may load the script; the search routes still check allowed_origins).',
+      responses: { '200': { description: 'The current build', content: { 'text/javascript': { schema: { type: 'string' } } } }, '304': ok('Not modified'), '503': err('The widget is not built (npm run build:widget)') },
+    },
+  },
+  '/widget/{file}': {
+    get: {
+      summary: 'The current widget build by its content hash (<hash>.js), cached for a year (immutable): for pinning and Subresource Integrity',
+      parameters: [param('file', 'path', 'The build\'s file name, <hash>.js')],
+      responses: { '200': { description: 'The build', content: { 'text/javascript': { schema: { type: 'string' } } } }, '304': ok('Not modified'), '404': err('Not the current build'), '503': err('The widget is not built (npm run build:widget)') },
+    },
+  },
   '/healthz': { get: { summary: 'Process is alive', responses: { '200': ok('Alive') } } },
   '/readyz': { get: { summary: 'Redis and storage reachable', responses: { '200': ok('Ready'), '503': err('A dependency is down') } } },
   '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': ok('Prometheus text format') } } },

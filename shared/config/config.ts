@@ -48,6 +48,7 @@ const envSchema = z.object({
   QUARRY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   QUARRY_SESSION_TTL_HOURS: int(1, 8760).default(12),
   QUARRY_WEB_DIR: z.string().min(1).optional(),
+  QUARRY_WIDGET_DIR: z.string().min(1).optional(),
   QUARRY_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
   QUARRY_MAX_BATCH_DOCUMENTS: int(1, 10000).default(1000),
   QUARRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -104,6 +105,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
       /** The built web app served at /app/. */
       webDir: e.QUARRY_WEB_DIR ? resolve(e.QUARRY_WEB_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist'),
+      /** The built widget served at /widget.js (npm run build:widget). */
+      widgetDir: e.QUARRY_WIDGET_DIR ? resolve(e.QUARRY_WIDGET_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../widget/dist'),
     },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
     generation: {
