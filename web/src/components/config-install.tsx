@@ -1,3 +1,5 @@
+import { seg } from '../api';
+import { href } from '../router';
 import type { Configuration } from './config-common';
 import { CopyButton } from './controls';
 
@@ -36,10 +38,13 @@ function endpoints(c: Configuration, origin: string): Endpoint[] {
   ];
 }
 
-/** Install: the uid, the code for every endpoint, and the widget snippet. */
+/** Install: the uid, the widget snippet with the origins it may run on, and the code for every endpoint. */
 export function ConfigInstall({ config }: { config: Configuration }) {
   const origin = location.origin;
-  const widget = `<script src="${origin}/widget.js" data-uid="${config.uid}" defer></script>`;
+  // The widget asks the API UI unless told otherwise: a Tool configuration's uid is not found there.
+  const variant = config.variant === 'tool' ? ' data-variant="tool"' : '';
+  const widget = `<script src="${origin}/widget.js" data-uid="${config.uid}"${variant} defer></script>`;
+  const element = `<quarry-search uid="${config.uid}" variant="${config.variant}"></quarry-search>\n<script src="${origin}/widget.js" defer></script>`;
   return (
     <>
       <h2>Install</h2>
@@ -50,14 +55,19 @@ export function ConfigInstall({ config }: { config: Configuration }) {
           <CopyButton text={config.uid} label="Copy uid" />
         </div>
         <p class="muted">
-          Base URL <code>{origin}</code>. Browsers may call from {config.allowed_origins.join(', ') || 'no site'} (allowed origins, in Settings).
-          Replace VISITOR_SESSION with an id you keep per visitor: it is stored only as a keyed hash.
+          Base URL <code>{origin}</code>. Replace VISITOR_SESSION with an id you keep per visitor: it is stored only as a keyed hash.
         </p>
       </div>
       <section aria-labelledby="install-widget" class="card">
-        <h3 id="install-widget">Widget <span class="badge warn">available once the widget ships</span></h3>
-        <p>Paste before the closing <code>&lt;/body&gt;</code> of your pages:</p>
+        <h3 id="install-widget">Widget</h3>
+        <p>Paste before the closing <code>&lt;/body&gt;</code> of your pages: a search box with answers and chat appears where the tag is.</p>
         <Snippet code={widget} label="widget snippet" />
+        <p>Or place the element where the box belongs (for frameworks), with the script loaded once per page:</p>
+        <Snippet code={element} label="widget element" />
+        <AllowedOrigins config={config} />
+        <p class="muted">
+          A page with a Content-Security-Policy must allow <code>{origin}</code> in <code>script-src</code> and <code>connect-src</code>.
+        </p>
       </section>
       {endpoints(config, origin).map((e) => (
         <section class="card" aria-labelledby={`install-${slug(e.title)}`}>
@@ -74,6 +84,30 @@ export function ConfigInstall({ config }: { config: Configuration }) {
 }
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
+/** The widget and browser calls work only on pages whose origin the configuration allows (Settings). */
+function AllowedOrigins({ config }: { config: Configuration }) {
+  const settings = <a href={href(`/configurations/${seg(config.uid)}/settings`)}>Settings</a>;
+  const origins = config.allowed_origins;
+  if (origins.length === 0) {
+    return (
+      <p class="error">
+        <span>
+          No site may use this configuration yet: the widget shows an error on every page. Add your site's origin (e.g. https://www.example.com) under Allowed origins in {settings}.
+        </span>
+      </p>
+    );
+  }
+  if (origins.includes('*')) return <p>Allowed origins: <code>*</code>, any site may embed it. To keep it to your own, list your sites in {settings}.</p>;
+  return (
+    <>
+      <p id="install-origins">It works on pages from these origins (Allowed origins, in {settings}):</p>
+      <ul aria-labelledby="install-origins">
+        {origins.map((o) => <li><code>{o}</code></li>)}
+      </ul>
+    </>
+  );
+}
 
 function Snippet({ code, label }: { code: string; label: string }) {
   return (
