@@ -20,9 +20,9 @@ describe('conversation store', () => {
     expect((await again.conversations.turns('cfg', 'c1', 10)).map((t) => t.question)).toEqual(['q1', 'q2']);
     expect((await again.conversations.turns('cfg', 'c1', 1)).map((t) => t.question)).toEqual(['q2']);
     expect(await again.conversations.list('cfg', 0, 3000)).toEqual([
-      { id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000 },
+      { id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000, turns: 2 },
       // A reply without references keeps the conversation's last known topic (none here).
-      { id: 'c2', latestUrl: null, updatedAt: 1500 },
+      { id: 'c2', latestUrl: null, updatedAt: 1500, turns: 1 },
     ]);
     expect(await again.conversations.list('cfg', 1600, 1700)).toEqual([]);
     expect(await again.conversations.exists('other', 'c1')).toBe(false);
