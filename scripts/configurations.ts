@@ -1,34 +1,40 @@
 // Search-interface configurations (API Tool / API UI) from the command line, through the running
-// service's admin API, so every rule of the API (validation, sanitizing) applies:
+// service's admin API (the routes the web app uses), or, when no server is running, through the same
+// service and validation straight on the storage:
 //   npm run configurations -- create --variant ui --name Help --indexes docs [--result-count 8] [--origins https://a.com,https://b.com]
 //   npm run configurations -- list | show UID | delete UID
 //   npm run configurations -- update UID [--name N] [--indexes a,b] [--result-count N] [--origins ...] [--top-questions "Q1|Q2"] [--fusion rrf|weighted]
-//   npm run configurations -- answer UID --title T --content HTML [--url URL] [--keywords a,b]
-// QUARRY_URL (default http://127.0.0.1:$PORT) and QUARRY_MASTER_KEY (default: the data folder's master-key).
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+//   npm run configurations -- answer UID --title T --content HTML [--link URL] [--keywords a,b]
+// Options --url (or QUARRY_URL, default http://localhost:$PORT) and --key (or QUARRY_MASTER_KEY, default:
+// the data folder's master-key).
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../shared/config/config.js';
+import type { Storage } from '../shared/storage/create-storage.js';
+import { createConfigurationSchema, createInstantAnswerSchema, updateConfigurationSchema } from '../api/schemas/configuration-schemas.js';
+import { validate } from '../api/schemas/validate.js';
+import { ConfigurationService } from '../api/services/configuration-service.js';
+import { adminClient, viaApiOrStorage } from './admin-client.js';
 
 const USAGE = `usage: npm run configurations -- create --variant tool|ui --name NAME --indexes a,b [--result-count N] [--origins o1,o2] [--top-questions "Q1|Q2"]
        npm run configurations -- list | show UID | delete UID | update UID [same options]
-       npm run configurations -- answer UID --title TITLE --content HTML [--url URL] [--keywords a,b]`;
+       npm run configurations -- answer UID --title TITLE --content HTML [--link URL] [--keywords a,b]
+       any of them with [--url QUARRY_URL] [--key MASTER_KEY]`;
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
     variant: { type: 'string' }, name: { type: 'string' }, indexes: { type: 'string' }, 'result-count': { type: 'string' },
     origins: { type: 'string' }, 'top-questions': { type: 'string' }, fusion: { type: 'string' }, 'min-queries': { type: 'string' },
-    title: { type: 'string' }, content: { type: 'string' }, url: { type: 'string' }, keywords: { type: 'string' },
+    title: { type: 'string' }, content: { type: 'string' }, link: { type: 'string' }, keywords: { type: 'string' },
+    url: { type: 'string' }, key: { type: 'string' },
   },
 });
 const [command, uid] = positionals;
 const config = loadConfig();
-const base = process.env.QUARRY_URL ?? `http://127.0.0.1:${config.http.port}`;
-const keyFile = join(config.storage.dataDir, 'master-key');
-const key = config.auth.masterKey ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
+const client = adminClient(config, values);
 const list = (s: string | undefined, sep = ',') => (s === undefined ? undefined : s.split(sep).map((x) => x.trim()).filter(Boolean));
 const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+const path = (...parts: string[]) => ['/v1/admin/configurations', ...parts.map(encodeURIComponent)].join('/');
 
 function settings() {
   const body: Record<string, unknown> = {
@@ -38,41 +44,42 @@ function settings() {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 }
 
-async function call(method: string, path: string, body?: unknown) {
-  let res: Response;
-  try {
-    res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', 'x-api-key': key }, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new Error(`cannot reach Quarry at ${base}; start it with npm start, or set QUARRY_URL`);
+/** The request the route would get, and what the route does with it when no server is running. */
+function operation(): { method: string; path: string; body?: unknown; local: (s: ConfigurationService, storage: Storage) => Promise<unknown> } | null {
+  if (command === 'create') {
+    const body = { variant: values.variant, ...settings() };
+    return { method: 'POST', path: path(), body, local: async (s) => s.view(await s.create(validate(createConfigurationSchema, body))) };
   }
-  const text = await res.text();
-  const parsed = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new Error(`${res.status}: ${parsed?.message ?? text}`);
-  return parsed;
+  if (command === 'list') {
+    return { method: 'GET', path: path(), local: async (s, storage) => ({ configurations: (await storage.configurations.list()).map((c) => s.view(c)) }) };
+  }
+  if (!uid) return null;
+  if (command === 'show') return { method: 'GET', path: path(uid), local: async (s) => s.view(await s.get(uid)) };
+  if (command === 'update') {
+    const body = settings();
+    return { method: 'PATCH', path: path(uid), body, local: async (s) => s.view(await s.update(uid, validate(updateConfigurationSchema, body))) };
+  }
+  if (command === 'delete') return { method: 'DELETE', path: path(uid), local: (s) => s.delete(uid) };
+  if (command === 'answer') {
+    const body = { title: values.title, content: values.content, ...(values.link ? { url: values.link } : {}), keywords: list(values.keywords) ?? [] };
+    return {
+      method: 'POST', path: path(uid, 'instant-answers'), body,
+      local: async (s) => s.answerView(await s.addInstantAnswer(uid, validate(createInstantAnswerSchema, body))),
+    };
+  }
+  return null;
 }
 
-async function main() {
-  if (command === 'create') return call('POST', '/v1/admin/configurations', { variant: values.variant, ...settings() });
-  if (command === 'list') return call('GET', '/v1/admin/configurations');
-  if (command === 'show' && uid) return call('GET', `/v1/admin/configurations/${encodeURIComponent(uid)}`);
-  if (command === 'update' && uid) return call('PATCH', `/v1/admin/configurations/${encodeURIComponent(uid)}`, settings());
-  if (command === 'delete' && uid) return call('DELETE', `/v1/admin/configurations/${encodeURIComponent(uid)}`);
-  if (command === 'answer' && uid) {
-    return call('POST', `/v1/admin/configurations/${encodeURIComponent(uid)}/instant-answers`, {
-      title: values.title, content: values.content, ...(values.url ? { url: values.url } : {}), keywords: list(values.keywords) ?? [],
-    });
-  }
+const op = operation();
+if (!op) {
   console.log(USAGE);
   process.exitCode = 2;
-  return undefined;
-}
-
-main().then(
-  (out) => {
+} else {
+  try {
+    const out = await viaApiOrStorage(client, config, () => client.call(op.method, op.path, op.body), (storage) => op.local(new ConfigurationService(storage), storage));
     if (out !== undefined && out !== null) console.log(JSON.stringify(out, null, 2));
-  },
-  (err: Error) => {
-    console.error(err.message);
+  } catch (err) {
+    console.error((err as Error).message);
     process.exitCode = 1;
-  },
-);
+  }
+}
