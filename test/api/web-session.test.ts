@@ -280,7 +280,7 @@ describe('session authentication', () => {
     expect((await send('GET', '/v1/admin/indexes', { cookie: a.token })).status).toBe(401);
     expect(await svc.storage.sessions.deleteOfKey(viaApi.id)).toBe(0);
 
-    // `npm run keys -- revoke` writes the store alone: the session's re-check of its key catches that.
+    // A key revoked in the store alone (the CLI's fallback when no server runs): the session's re-check of its key catches that.
     const viaCli = await createKey(['admin']);
     const b = await signIn(viaCli.key);
     await svc.storage.keys.revoke(viaCli.id);
