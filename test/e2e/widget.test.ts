@@ -1,0 +1,317 @@
+// The embeddable widget end to end, in a real Chromium: the real service (workers, Redis, SQLite, a stand-in
+// chat model) on 127.0.0.1:<port>, and a customer's page on http://localhost:<other port> that loads
+// /widget.js from it, so every widget request is cross-origin, as on a real website.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request } from 'playwright-core';
+import { ensureWidget } from '../../scripts/build-widget.mjs';
+import { startStubChat } from '../../scripts/bench/stub-chat-server.js';
+import { OpenAiChatModel } from '../../shared/llm/adapters/openai-chat-model.js';
+import { PHONE, expectNoSeriousA11yViolations, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from '../helpers/browser.js';
+import { HOST_SCRIPT, hostPage, startHostServer, type HostServer } from '../helpers/host-page.js';
+import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+
+const INDEX = 'docs';
+const PAGES = [
+  { uid: 'install', title: 'Installing the CLI', content: '<h2 id="install">Install with npm</h2><p>Install the acme command line tool with npm install -g acme-cli. It needs Node 20 or later.</p>', source_url: 'https://docs.example.com/install' },
+  { uid: 'config', title: 'Configuration file', content: '<h2 id="config">Configuring acme</h2><p>Acme reads acme.toml from the project folder. Set the region and the output format there.</p>', source_url: 'https://docs.example.com/config' },
+  { uid: 'deploy', title: 'Deploying', content: '<h2 id="deploy">Deploy your site</h2><p>Run acme deploy to upload the build folder. Each deploy gets its own preview address.</p>', source_url: 'https://docs.example.com/deploy' },
+  { uid: 'logs', title: 'Logs', content: '<h2 id="logs">Reading logs</h2><p>The command acme logs --follow streams the logs of the latest deploy.<br>Press Ctrl-C to stop following.</p>', source_url: 'https://docs.example.com/logs' },
+  { uid: 'billing', title: 'Billing', content: '<h2 id="billing">Plans and invoices</h2><p>Invoices are sent by email at the start of each month. Change your plan on the billing page.</p>', source_url: 'https://docs.example.com/billing' },
+];
+const TOP_QUESTIONS = ['How do I install acme?', 'How do I deploy my site?'];
+/** Asked from three sessions before the browser comes: what autocomplete may then suggest. */
+const SEEDED_QUERY = 'install acme cli';
+/** The stand-in model's answer, supported by the install section (so the citation check keeps it). */
+const MODEL_REPLY = 'Install the acme command line tool with npm install -g acme-cli; it needs Node 20 or later [1].';
+
+/** The hostile stylesheet a careless site might have: it must not reach into the widget. */
+const HOSTILE_CSS = '* { color: red !important; font-size: 40px; font-family: "Courier New", monospace; } button { display: none; } input { background: yellow; border: 5px solid green; }\n';
+/** The site's own, ordinary stylesheet: the widget's CSS must not change what it does. */
+const SITE_CSS = 'body { font-family: Georgia, serif; margin: 2rem; } h1 { color: #123456; } p { line-height: 1.3; } button { padding: 4px 10px; border-radius: 2px; }\n';
+
+let svc: TestService;
+let stub: Awaited<ReturnType<typeof startStubChat>>;
+let host: HostServer;
+let browser: TestBrowser;
+/** The configuration the host page's origin (http://localhost:<port>) is allowed for, and only it. */
+let uid = '';
+
+const widgetTag = (extra = '') => `<script src="${svcUrl()}/widget.js" data-uid="${uid}" defer${extra}></script>`;
+const svcUrl = () => svc.url;
+const STRICT_CSP = () => `default-src 'self'; script-src 'self' ${svc.url}; connect-src ${svc.url}; style-src 'self'`;
+
+beforeAll(async () => {
+  await ensureWidget();
+  stub = await startStubChat();
+  stub.state.delayMs = 0;
+  stub.state.reply = () => MODEL_REPLY;
+  const chatModel = new OpenAiChatModel({ baseUrl: stub.url, model: 'stub-model', timeoutMs: 10_000, firstTokenTimeoutMs: 10_000, retries: 1 });
+  svc = await startTestService({ chatModel, env: { QUARRY_RATE_LIMIT_CLIENT: '100000/10', QUARRY_RATE_LIMIT_UID: '100000/10' } });
+  host = await startHostServer();
+
+  expect((await svc.call('POST', '/v1/admin/indexes', { uid: INDEX })).status).toBe(201);
+  for (const { uid: doc, ...body } of PAGES) expect((await svc.call('PUT', `/v2/indexes/${INDEX}/documents/${doc}`, body)).status).toBe(204);
+  const progress = await waitFor(async () => {
+    const p = (await svc.call('GET', `/v1/admin/indexes/${INDEX}`)).body.progress;
+    return p.pending === 0 ? p : null;
+  }, 90_000, 200);
+  expect(progress).toBeTruthy();
+  const created = await svc.call('POST', '/v1/admin/configurations', {
+    variant: 'ui', name: 'Docs search', indexes: [INDEX], result_count: 5, allowed_origins: [host.origin],
+    top_questions: TOP_QUESTIONS, autocomplete_min_queries: 3, autocomplete_min_sessions: 3,
+  });
+  expect(created.status).toBe(201);
+  uid = created.body.uid;
+  // Autocomplete shows only what at least three sessions asked: three visitors asked before.
+  for (const session of ['seed-1', 'seed-2', 'seed-3']) {
+    const r = await fetch(`${svc.url}/v1/ui/search?${new URLSearchParams({ uid, query: SEEDED_QUERY, 'session-id': session, device: 'desktop' })}`);
+    expect(r.status).toBe(200);
+  }
+  await svc.flushEvents();
+  const suggested = await (await fetch(`${svc.url}/v1/ui/autocomplete?${new URLSearchParams({ uid, query: 'inst' })}`)).json();
+  expect(suggested).toEqual({ suggestions: [{ suggestion: SEEDED_QUERY }] });
+
+  host.set('/host.js', { type: 'text/javascript', body: HOST_SCRIPT });
+  host.set('/site.css', { type: 'text/css', body: SITE_CSS });
+  host.set('/hostile.css', { type: 'text/css', body: HOSTILE_CSS });
+  host.set('/', { type: 'text/html', body: hostPage({ title: 'Docs with search', widgetTag: widgetTag(), stylesheets: ['/site.css'] }) });
+  host.set('/strict', {
+    type: 'text/html', body: hostPage({ title: 'Docs with a strict CSP', widgetTag: widgetTag(), stylesheets: ['/site.css'] }),
+    headers: { 'content-security-policy': STRICT_CSP() },
+  });
+  host.set('/hostile', { type: 'text/html', body: hostPage({ title: 'Docs with hostile CSS', widgetTag: widgetTag(), stylesheets: ['/hostile.css'] }) });
+  host.set('/modal', { type: 'text/html', body: hostPage({ title: 'Docs with a search modal', widgetTag: widgetTag(' data-mode="modal"'), stylesheets: ['/site.css'] }) });
+  host.set('/plain', { type: 'text/html', body: hostPage({ title: 'Docs without the widget', stylesheets: ['/site.css'] }) });
+  host.set('/hostile-plain', { type: 'text/html', body: hostPage({ title: 'Hostile CSS without the widget', stylesheets: ['/hostile.css'] }) });
+
+  browser = await launchBrowser();
+  // The documents' own site is not reachable from here: answer for it, so following a result lands somewhere.
+  await browser.context.route('https://docs.example.com/**', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Docs page</title><h1>Docs page</h1></html>' }));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await svc?.close();
+  await stub?.close();
+});
+
+/** Every figure insights has for the configuration, after the buffered events are written. */
+async function insights() {
+  await svc.flushEvents();
+  const r = await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=2000-01-01&to=2100-01-01&limit=100`);
+  expect(r.status).toBe(200);
+  return r.body as {
+    searches: number; clicks: number; summaries: number; chats: number; top_queries: { query: string; searches: number; clicks: number }[];
+    devices: { device: string; searches: number }[];
+  };
+}
+
+/** Requests the browser sends to the service under `path` (from any tab: a result click may navigate away). */
+function requestsTo(path: string): Request[] {
+  const seen: Request[] = [];
+  browser.context.on('request', (r) => {
+    if (r.url().startsWith(`${svc.url}${path}`)) seen.push(r);
+  });
+  return seen;
+}
+
+/** The parameters a widget request carried: its query string overlaid by its JSON body, as the API reads them. */
+function paramsOf(r: Request): Record<string, string> {
+  const params: Record<string, string> = Object.fromEntries(new URL(r.url()).searchParams);
+  const body = r.postData();
+  if (body) Object.assign(params, JSON.parse(body));
+  return params;
+}
+
+async function openHost(path = '/', origin = host.origin): Promise<WatchedPage> {
+  const w = await browser.newPage();
+  await w.page.goto(`${origin}${path}`);
+  return w;
+}
+
+/** Nothing in the page or the widget's shadow root is still loading (results dim while they do). */
+async function settled(page: Page) {
+  await page.waitForFunction(() => {
+    const busy = (root: Document | ShadowRoot): boolean =>
+      root.querySelector('[aria-busy="true"]') !== null || [...root.querySelectorAll('*')].some((el) => el.shadowRoot && busy(el.shadowRoot));
+    return !busy(document);
+  });
+}
+
+/** What every widget state must pass: nothing reported on the page and axe clean (axe reads open shadow roots). */
+async function checkWidget(w: WatchedPage, options: { settle?: boolean } = {}) {
+  if (options.settle !== false) await settled(w.page);
+  w.assertClean();
+  await expectNoSeriousA11yViolations(w.page);
+}
+
+/** Screenshots of the page as it is, light and dark, desktop and phone: widget-<name>-{light,dark}[-phone].png. */
+async function screenshots(page: Page, name: string) {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await screenshot(page, `widget-${name}-${colorScheme}`, { phone: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** The widget's parts, by role and name (Playwright's role queries pierce the open shadow root). */
+function parts(page: Page) {
+  return {
+    box: page.getByRole('combobox', { name: 'Search' }),
+    suggestions: page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option'),
+    results: page.getByRole('region', { name: 'Search results' }),
+    resultItems: page.getByRole('region', { name: 'Search results' }).getByRole('listitem'),
+    summary: page.getByRole('region', { name: 'Summary' }),
+    chat: page.getByRole('region', { name: 'Chat' }),
+    topQuestions: page.getByRole('region', { name: 'Top questions' }),
+    followUps: page.getByRole('group', { name: 'Follow-up questions' }).getByRole('button'),
+    launcher: page.getByRole('button', { name: 'Search', exact: true }),
+    dialog: page.getByRole('dialog', { name: 'Search' }),
+    alert: page.getByRole('alert'),
+  };
+}
+
+/** The answer's state as the widget marks it: loading (placeholder), streaming, done or error. */
+const answerState = (region: ReturnType<Page['getByRole']>) => region.locator('.answer').last().getAttribute('data-state');
+
+describe('the widget on a host page of another origin', () => {
+  it('shows top questions when the box is empty, then suggestions as the visitor types, then results; opening a result records one click', async () => {
+    const w = await openHost('/');
+    const { page } = w;
+    const p = parts(page);
+    await expect.poll(() => p.topQuestions.getByRole('button').allTextContents()).toEqual(TOP_QUESTIONS);
+    await checkWidget(w);
+    await screenshots(page, 'top-questions');
+
+    await p.box.click();
+    await p.box.pressSequentially('inst');
+    await expect.poll(() => p.suggestions.allTextContents()).toEqual([SEEDED_QUERY]);
+    expect(await p.box.getAttribute('aria-expanded')).toBe('true');
+    await checkWidget(w);
+    await screenshot(page, 'widget-suggestions');
+    await p.suggestions.first().click();
+    expect(await p.box.inputValue()).toBe(SEEDED_QUERY);
+    await expect.poll(() => p.resultItems.first().textContent()).toContain('Install with npm');
+    const first = p.results.getByRole('link', { name: 'Install with npm' });
+    expect(await first.getAttribute('href')).toBe('https://docs.example.com/install#install');
+    await expect.poll(() => answerState(p.summary)).toBe('done');
+    await checkWidget(w);
+    await screenshots(page, 'results');
+
+    const before = await insights();
+    const feedback = requestsTo('/v1/ui/feedback');
+    const feedbackData = await p.resultItems.first().getAttribute('data-feedback');
+    await first.click();
+    await page.waitForURL('https://docs.example.com/install#install');
+    await expect.poll(async () => (await insights()).clicks, { timeout: 10_000 }).toBe(before.clicks + 1);
+    expect(feedback.map(paramsOf)).toEqual([{ type: 'click', feedback_data: feedbackData }]);
+    const row = (await insights()).top_queries.find((q) => q.query === SEEDED_QUERY);
+    expect(row?.clicks).toBe(1);
+    w.assertClean();
+    await page.close();
+  });
+
+  it('shows the summary placeholder at once, then the answer as it streams, with working reference links', async () => {
+    const w = await openHost('/');
+    const { page } = w;
+    const p = parts(page);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const summaries = requestsTo('/v1/ui/summary');
+    await page.route('**/v1/ui/summary?*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    stub.state.mode = 'slow-stream';
+    try {
+      await p.box.fill('How do I install acme?');
+      await p.box.press('Enter');
+      const placeholder = p.summary.locator('.skeleton');
+      await placeholder.waitFor({ state: 'visible' });
+      expect(await answerState(p.summary)).toBe('loading');
+      expect(await p.summary.locator('.answer').getAttribute('aria-busy')).toBe('true');
+      // The results arrive meanwhile; only the summary is still on its way.
+      await expect.poll(() => p.results.getAttribute('aria-busy')).toBe('false');
+      await expect.poll(() => p.resultItems.count()).toBeGreaterThan(0);
+      await checkWidget(w, { settle: false });
+      await screenshots(page, 'summary-placeholder');
+      release();
+      // The slow stand-in model writes a word every 300 ms: the text shows while it grows.
+      await expect.poll(() => answerState(p.summary)).toBe('streaming');
+      const partial = (await p.summary.locator('.answer-text').textContent()) ?? '';
+      expect(partial.length).toBeGreaterThan(0);
+      expect(MODEL_REPLY.startsWith(partial.trim())).toBe(true);
+      expect(partial.trim().length).toBeLessThan(MODEL_REPLY.length);
+      await screenshot(page, 'widget-summary-streaming');
+      await expect.poll(() => answerState(p.summary), { timeout: 30_000 }).toBe('done');
+    } finally {
+      stub.state.mode = 'reply';
+      await page.unroute('**/v1/ui/summary?*');
+    }
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0].headers().accept).toBe('text/event-stream');
+    expect(await p.summary.locator('.answer-text').textContent()).toBe(MODEL_REPLY.replace(' [1]', ' 1'));
+    const cite = p.summary.getByRole('link', { name: 'Source 1: Install with npm' });
+    expect(await cite.getAttribute('href')).toBe('https://docs.example.com/install#install');
+    const refs = p.summary.getByRole('list', { name: 'References' }).getByRole('link');
+    expect(await refs.allTextContents()).toEqual(['Install with npm']);
+    expect(await refs.first().getAttribute('href')).toBe('https://docs.example.com/install#install');
+    await checkWidget(w);
+    await screenshots(page, 'summary');
+    await cite.click();
+    await page.waitForURL('https://docs.example.com/install#install');
+    w.assertClean();
+    await page.close();
+  });
+
+  it('chats: an answer, then a follow-up button asks in the same conversation', async () => {
+    const w = await openHost('/');
+    const { page } = w;
+    const p = parts(page);
+    const chats = requestsTo('/v1/ui/chat');
+    const conversationIds: string[] = [];
+    page.on('response', async (r) => {
+      if (!r.url().startsWith(`${svc.url}/v1/ui/chat`)) return;
+      const done = /event: done\ndata: (.*)\n/.exec(await r.text().catch(() => ''));
+      if (done) conversationIds.push(JSON.parse(done[1]).conversation_id);
+    });
+    await p.box.fill('How do I install acme?');
+    await page.getByRole('button', { name: 'Ask in chat' }).click();
+    await expect.poll(() => answerState(p.chat)).toBe('done');
+    await expect.poll(() => p.followUps.count()).toBeGreaterThan(0);
+    expect(await p.chat.locator('.answer-text').first().textContent()).toContain('npm install -g acme-cli');
+    await checkWidget(w);
+    await screenshots(page, 'chat');
+    const followUp = (await p.followUps.first().textContent())!;
+    await p.followUps.first().click();
+    await expect.poll(() => p.chat.locator('.turn').count()).toBe(2);
+    await expect.poll(() => answerState(p.chat), { timeout: 30_000 }).toBe('done');
+    await expect.poll(() => conversationIds.length).toBe(2);
+
+    const [firstAsk, secondAsk] = chats.map(paramsOf);
+    expect(chats).toHaveLength(2);
+    expect(firstAsk.query).toBe('How do I install acme?');
+    expect(firstAsk['conversation-id']).toBeUndefined();
+    expect(secondAsk.query).toBe(followUp);
+    expect(secondAsk['conversation-id']).toBe(conversationIds[0]);
+    expect(conversationIds[1]).toBe(conversationIds[0]);
+    const stored = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations/${encodeURIComponent(conversationIds[0])}`);
+    expect(stored.body.turns.map((t: { question: string }) => t.question)).toEqual(['How do I install acme?', followUp]);
+    w.assertClean();
+    await page.close();
+  });
+
+  it('says clearly when nothing matches', async () => {
+    const w = await openHost('/');
+    const p = parts(w.page);
+    await p.box.fill('xqzzv blorptangle');
+    await p.box.press('Enter');
+    await p.results.getByText('No results for “xqzzv blorptangle”').waitFor();
+    await expect.poll(() => answerState(p.summary)).toBe('done');
+    await checkWidget(w);
+    await screenshots(w.page, 'no-results');
+    await w.page.close();
+  });
+});
