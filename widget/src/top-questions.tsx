@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { isAbort } from './client';
+import { isAbort, type Client } from './client';
 import { useWidget } from './context';
 import { Problem } from './problem';
+
+// Asked once per widget: the list shows again each time the box is emptied.
+const loaded = new WeakMap<Client, string[]>();
 
 /**
  * The configuration's top questions, shown while nothing is typed; picking one asks it. Also the first request
@@ -9,12 +12,16 @@ import { Problem } from './problem';
  */
 export function TopQuestions({ onAsk }: { onAsk: (q: string) => void }) {
   const { client } = useWidget();
-  const [state, setState] = useState<{ questions: string[]; error?: unknown }>({ questions: [] });
+  const [state, setState] = useState<{ questions: string[]; error?: unknown }>({ questions: loaded.get(client) ?? [] });
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    if (loaded.has(client)) return;
     const ctrl = new AbortController();
-    client.json<{ questions: { question: string }[] }>('top-questions', {}, ctrl.signal).then(
-      (d) => setState({ questions: d.questions.map((q) => q.question) }),
+    client.json<{ questions: { question: string }[] }>('top-questions', {}, ctrl.signal).then((d) => {
+      const questions = d.questions.map((q) => q.question);
+      loaded.set(client, questions);
+      setState({ questions });
+    },
       (error: unknown) => isAbort(error) || setState({ questions: [], error }),
     );
     return () => ctrl.abort();

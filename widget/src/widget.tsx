@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Chat } from './chat';
 import { Client } from './client';
 import { WidgetCtx } from './context';
@@ -37,7 +37,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
     setOpen(true);
   };
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     const d = dialog.current;
     if (!d) return;
     if (open && !d.open) {
@@ -46,7 +46,8 @@ export function Widget({ options }: { options: WidgetOptions }) {
     }
   }, [open]);
 
-  useEffect(() => {
+  // Layout effects run as soon as the widget is in the DOM: the shortcut works from the first moment.
+  useLayoutEffect(() => {
     if (options.shortcut === 'none') return;
     const onKey = (e: KeyboardEvent) => {
       const target = e.composedPath()[0] as HTMLElement;
@@ -87,7 +88,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
     <>
       <SearchBox query={query} onInput={setQuery} onSubmit={submit} input={input} />
       {!query.trim() && <TopQuestions onAsk={submit} />}
-      {query.trim() && panels.has('chat') && (
+      {query.trim() && panels.has('chat') && asked !== query.trim() && (
         <button type="button" class="to-chat" onClick={() => setChat(query.trim())}>Ask in chat</button>
       )}
       {asked && asked === query.trim() && <Summary key={asked} query={asked} onChat={panels.has('chat') ? () => setChat(asked) : undefined} />}
