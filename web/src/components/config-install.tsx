@@ -60,11 +60,11 @@ export function ConfigInstall({ config }: { config: Configuration }) {
       </div>
       <section aria-labelledby="install-widget" class="card">
         <h3 id="install-widget">Widget</h3>
-        <p>Paste before the closing <code>&lt;/body&gt;</code> of your pages: a search box with answers and chat appears where the tag is.</p>
-        <Snippet code={widget} label="widget snippet" />
-        <p>Or place the element where the box belongs (for frameworks), with the script loaded once per page:</p>
-        <Snippet code={element} label="widget element" />
         <AllowedOrigins config={config} />
+        <p>Paste where the search box should appear on your pages: the box, with answers and chat, is inserted right after the tag.</p>
+        <Snippet code={widget} label="widget snippet" />
+        <p>Or place the element yourself (for frameworks), with the script loaded once per page:</p>
+        <Snippet code={element} label="widget element" />
         <p class="muted">
           A page with a Content-Security-Policy must allow <code>{origin}</code> in <code>script-src</code> and <code>connect-src</code>.
         </p>
