@@ -82,6 +82,11 @@ describe('widget serving', () => {
     expect(zipped.body.length).toBeLessThan(Buffer.byteLength(V1));
     expect(zipped.headers.etag).not.toBe(plain.headers.etag);
 
+    // No Accept-Encoding (curl without --compressed): plain text, never bytes the client cannot read.
+    const bare = await get('/widget.js');
+    expect(bare.headers['content-encoding']).toBeUndefined();
+    expect(bare.body.toString()).toBe(V1);
+
     const head = await get('/widget.js', { 'accept-encoding': 'identity' }, 'HEAD');
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
