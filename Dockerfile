@@ -11,11 +11,15 @@ FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production QUARRY_DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json ./
 COPY api ./api
 COPY workers ./workers
 COPY shared ./shared
 COPY scripts ./scripts
+COPY web ./web
+COPY widget ./widget
+# The operators' app (/app/) and the widget (/widget.js) are built into the image, not at start.
+RUN node scripts/build-web.mjs && node scripts/build-widget.mjs
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
