@@ -315,3 +315,231 @@ describe('the widget on a host page of another origin', () => {
     await w.page.close();
   });
 });
+
+/** The element that has focus, looking through shadow roots: its role-ish description and whether it is in the modal. */
+async function focused(page: Page) {
+  return page.evaluate(() => {
+    let el = document.activeElement;
+    while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+    return {
+      tag: el?.tagName.toLowerCase() ?? '', id: el?.id ?? '', role: el?.getAttribute('role') ?? '',
+      name: el?.getAttribute('aria-label') ?? (el?.textContent ?? '').trim(), inDialog: !!el?.closest('dialog'), inResults: !!el?.closest('.results'),
+    };
+  });
+}
+
+/**
+ * Escape closes the modal and focus returns to where the visitor was (the page's own button). Waits until the
+ * widget has handled the dialog's close event (it empties the closed modal): a shortcut pressed before that is
+ * lost (reported: the widget's open state lags the native dialog's by the close event's task).
+ */
+async function closeWithEscape(page: Page) {
+  const p = parts(page);
+  await page.keyboard.press('Escape');
+  await expect.poll(() => p.dialog.isVisible()).toBe(false);
+  await expect.poll(() => p.box.count()).toBe(0);
+  expect(await focused(page)).toMatchObject({ id: 'host-button' });
+}
+
+/** Presses Tab until `want` has focus (at most `max` times), checking each stop is inside the modal. */
+async function tabTo(page: Page, want: (f: Awaited<ReturnType<typeof focused>>) => boolean, max = 25) {
+  const stops: string[] = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press('Tab');
+    const f = await focused(page);
+    stops.push(`${f.tag}:${f.name}`);
+    expect(f.inDialog, `focus left the modal: ${JSON.stringify(f)}`).toBe(true);
+    if (want(f)) return f;
+  }
+  throw new Error(`Tab never reached the element; it stopped at ${stops.join(' → ')}`);
+}
+
+describe('the widget from the keyboard alone', () => {
+  it('opens with Ctrl-K and "/", moves through suggestions with arrows, tabs to results, chats, and Escape returns focus', async () => {
+    const w = await openHost('/modal');
+    const { page } = w;
+    const p = parts(page);
+    await p.launcher.waitFor();
+    expect(await p.launcher.getAttribute('aria-haspopup')).toBe('dialog');
+    await checkWidget(w);
+    await screenshots(page, 'modal-closed');
+    // The visitor starts on the page's own button.
+    await page.locator('#host-button').focus();
+
+    await page.keyboard.press('Control+k');
+    await p.dialog.waitFor();
+    expect(await focused(page)).toMatchObject({ role: 'combobox', inDialog: true });
+    await page.keyboard.type('inst');
+    await expect.poll(() => p.suggestions.allTextContents()).toEqual([SEEDED_QUERY]);
+    await page.keyboard.press('ArrowDown');
+    expect(await p.suggestions.first().getAttribute('aria-selected')).toBe('true');
+    expect(await p.box.getAttribute('aria-activedescendant')).toBe(await p.suggestions.first().getAttribute('id'));
+    await page.keyboard.press('Enter');
+    expect(await p.box.inputValue()).toBe(SEEDED_QUERY);
+    await expect.poll(() => answerState(p.summary)).toBe('done');
+    await expect.poll(() => p.resultItems.count()).toBe(PAGES.length);
+    await checkWidget(w);
+    await screenshots(page, 'modal-results');
+    await tabTo(page, (f) => f.inResults && f.name === 'Install with npm');
+    // On past the last result, Tab wraps to the modal's first stop: focus never reaches the page behind.
+    await tabTo(page, (f) => f.tag === 'button' && f.name === 'Close');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused(page)).toMatchObject({ inResults: true, name: 'Plans and invoices' });
+    await closeWithEscape(page);
+
+    await page.keyboard.press('/');
+    await p.dialog.waitFor();
+    expect(await focused(page)).toMatchObject({ role: 'combobox' });
+    await expect.poll(() => answerState(p.summary)).toBe('done');
+    await tabTo(page, (f) => f.tag === 'button' && f.name === 'Ask a follow-up in chat');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => answerState(p.chat)).toBe('done');
+    await expect.poll(() => p.followUps.count()).toBeGreaterThan(0);
+    const followUp = (await p.followUps.first().textContent())!;
+    await tabTo(page, (f) => f.tag === 'button' && f.name === followUp);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => p.chat.locator('.turn').count()).toBe(2);
+    await expect.poll(() => p.chat.locator('.answer[data-state="done"]').count(), { timeout: 30_000 }).toBe(2);
+    await checkWidget(w);
+    await screenshots(page, 'modal-chat');
+    await tabTo(page, (f) => f.tag === 'button' && f.name === 'Back to results');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await focused(page)).role).toBe('combobox');
+
+    // Emptied, the box offers the top questions; one is asked from the keyboard.
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+    await expect.poll(() => p.topQuestions.getByRole('button').count()).toBe(TOP_QUESTIONS.length);
+    await tabTo(page, (f) => f.tag === 'button' && f.name === TOP_QUESTIONS[1]);
+    await page.keyboard.press('Enter');
+    expect(await p.box.inputValue()).toBe(TOP_QUESTIONS[1]);
+    await expect.poll(() => answerState(p.summary)).toBe('done');
+    await expect.poll(() => p.resultItems.first().textContent()).toContain('Deploy your site');
+
+    // Enter on a result follows it, and the click is recorded.
+    const feedback = requestsTo('/v1/ui/feedback');
+    await tabTo(page, (f) => f.inResults && f.name === 'Deploy your site');
+    await closeWithEscape(page);
+    await page.keyboard.press('Control+k');
+    await p.dialog.waitFor();
+    await expect.poll(() => p.resultItems.count()).toBeGreaterThan(0);
+    await tabTo(page, (f) => f.inResults && f.name === 'Deploy your site');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('https://docs.example.com/deploy#deploy');
+    await expect.poll(() => feedback.length).toBe(1);
+    w.assertClean();
+    await page.close();
+  });
+});
+
+/** Computed styles that show whether CSS reached an element. */
+const STYLE_PROPS = [
+  'color', 'background-color', 'font-family', 'font-size', 'font-weight', 'font-style', 'line-height', 'display', 'visibility',
+  'margin-top', 'margin-left', 'padding-top', 'padding-left', 'border-top-width', 'border-top-style', 'border-top-color',
+  'border-top-left-radius', 'text-decoration-line', 'text-transform', 'letter-spacing', 'box-sizing', 'opacity',
+];
+
+/**
+ * Every element the widget draws (its .root and all inside it), with its computed styles, in document order. The
+ * bare mount <div> around .root inherits from the host element and draws nothing itself.
+ */
+function widgetStyles(page: Page): Promise<string[]> {
+  return page.evaluate((props) => {
+    const root = document.querySelector('quarry-search')!.shadowRoot!.querySelector('.root')!;
+    return [root, ...root.querySelectorAll('*')].map((el) => {
+      const cs = getComputedStyle(el);
+      return `${el.tagName.toLowerCase()}.${el.getAttribute('class') ?? ''}: ${props.map((p) => `${p}=${cs.getPropertyValue(p)}`).join('; ')}`;
+    });
+  }, STYLE_PROPS);
+}
+
+/** The host page's own elements and their computed styles, plus what the document itself holds as stylesheets. */
+function hostStyles(page: Page) {
+  return page.evaluate((props) => {
+    const els = ['html', 'body', 'header', '#host-heading', '#host-link', 'main', '#host-text', '#host-button', '#host-count'];
+    return {
+      sheets: document.styleSheets.length,
+      adopted: document.adoptedStyleSheets.length,
+      rootVariables: [...getComputedStyle(document.documentElement)].filter((p) => p.startsWith('--')),
+      elements: els.map((sel) => {
+        const cs = getComputedStyle(document.querySelector(sel)!);
+        return `${sel}: ${props.map((p) => `${p}=${cs.getPropertyValue(p)}`).join('; ')}`;
+      }),
+    };
+  }, STYLE_PROPS);
+}
+
+describe('the widget beside the host page', () => {
+  it('works on a page with a strict Content-Security-Policy that allows the service origin', async () => {
+    const w = await browser.newPage();
+    const res = await w.page.goto(`${host.origin}/strict`);
+    expect(res!.headers()['content-security-policy']).toBe(STRICT_CSP());
+    const p = parts(w.page);
+    await expect.poll(() => p.topQuestions.getByRole('button').count()).toBe(TOP_QUESTIONS.length);
+    await p.box.fill('How do I deploy my site?');
+    await p.box.press('Enter');
+    await expect.poll(() => answerState(p.summary)).toBe('done');
+    await expect.poll(() => p.resultItems.first().textContent()).toContain('Deploy your site');
+    await w.page.locator('#host-button').click();
+    expect(await w.page.locator('#host-count').textContent()).toBe('1');
+    // Nothing was refused (any CSP violation is a problem here), and the policy is really in force.
+    await checkWidget(w);
+    await w.expecting(/CSP violation|Content Security Policy/, () => w.page.evaluate(() => {
+      document.head.append(Object.assign(document.createElement('style'), { textContent: 'p { color: red }' }));
+    }));
+    await expect.poll(() => w.problems.some((m) => /style-src|Content Security Policy/.test(m))).toBe(true);
+    w.assertClean();
+    await w.page.close();
+  });
+
+  it('on an origin the configuration does not allow: a clear message in the widget and the console, and the host page keeps working', async () => {
+    const w = await browser.newPage();
+    const message = `This website (${host.otherOrigin}) is not allowed to use this search: add it to the allowed origins of configuration ${uid}.`;
+    // Chromium reports each refused request itself too (a CORS error, the failed load).
+    await w.expecting(/blocked by CORS policy|net::ERR_FAILED|status of 403|quarry-search: This website/, async () => {
+      await w.page.goto(`${host.otherOrigin}/`);
+      const p = parts(w.page);
+      await expect.poll(() => p.alert.first().textContent()).toBe(message);
+      await expect.poll(() => w.problems.filter((m) => m.includes(`quarry-search: ${message}`)).length).toBe(1);
+      await w.page.locator('#host-button').click();
+      await w.page.locator('#host-button').click();
+      expect(await w.page.locator('#host-count').textContent()).toBe('2');
+      await p.box.fill('deploy');
+      await p.box.press('Enter');
+      await expect.poll(() => p.results.getByRole('alert').textContent()).toBe(message);
+      await expectNoSeriousA11yViolations(w.page);
+      await screenshots(w.page, 'origin-not-allowed');
+    });
+    w.assertClean();
+    await w.page.close();
+  });
+
+  it("keeps the host page's CSS out of the widget and its own CSS in", async () => {
+    const look = async (path: string) => {
+      const w = await openHost(path);
+      const p = parts(w.page);
+      await p.box.fill('deploy');
+      await expect.poll(() => p.resultItems.count()).toBeGreaterThan(0);
+      await settled(w.page);
+      const styles = { widget: await widgetStyles(w.page), host: await hostStyles(w.page), w };
+      return styles;
+    };
+    const plain = await look('/');
+    const hostile = await look('/hostile');
+    expect(hostile.widget.length).toBeGreaterThan(10);
+    expect(hostile.widget).toEqual(plain.widget);
+    expect(await hostile.w.page.locator('#host-button').isVisible()).toBe(false);
+    await screenshot(hostile.w.page, 'widget-hostile-css');
+    for (const [withWidget, path] of [[plain, '/plain'], [hostile, '/hostile-plain']] as const) {
+      const w = await openHost(path);
+      const without = await hostStyles(w.page);
+      expect(withWidget.host).toEqual(without);
+      expect(without.adopted).toBe(0);
+      await w.page.close();
+    }
+    for (const s of [plain, hostile]) {
+      s.w.assertClean();
+      await s.w.page.close();
+    }
+  });
+});
