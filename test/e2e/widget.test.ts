@@ -12,11 +12,11 @@ import { startTestService, waitFor, type TestService } from '../helpers/test-ser
 
 const INDEX = 'docs';
 const PAGES = [
-  { uid: 'install', title: 'Installing the CLI', content: '<h2 id="install">Install with npm</h2><p>Install the acme command line tool with npm install -g acme-cli. It needs Node 20 or later.</p>', source_url: 'https://docs.example.com/install' },
-  { uid: 'config', title: 'Configuration file', content: '<h2 id="config">Configuring acme</h2><p>Acme reads acme.toml from the project folder. Set the region and the output format there.</p>', source_url: 'https://docs.example.com/config' },
-  { uid: 'deploy', title: 'Deploying', content: '<h2 id="deploy">Deploy your site</h2><p>Run acme deploy to upload the build folder. Each deploy gets its own preview address.</p>', source_url: 'https://docs.example.com/deploy' },
-  { uid: 'logs', title: 'Logs', content: '<h2 id="logs">Reading logs</h2><p>The command acme logs --follow streams the logs of the latest deploy.<br>Press Ctrl-C to stop following.</p>', source_url: 'https://docs.example.com/logs' },
-  { uid: 'billing', title: 'Billing', content: '<h2 id="billing">Plans and invoices</h2><p>Invoices are sent by email at the start of each month. Change your plan on the billing page.</p>', source_url: 'https://docs.example.com/billing' },
+  { uid: 'install', title: 'Installing the CLI', content: '<h2 id="install">Install with npm</h2><p>Install the acme command line tool with npm install -g acme-cli. It needs Node 20 or later.</p>' },
+  { uid: 'config', title: 'Configuration file', content: '<h2 id="config">Configuring acme</h2><p>Acme reads acme.toml from the project folder. Set the region and the output format there.</p>' },
+  { uid: 'deploy', title: 'Deploying', content: '<h2 id="deploy">Deploy your site</h2><p>Run acme deploy to upload the build folder. Each deploy gets its own preview address.</p>' },
+  { uid: 'logs', title: 'Logs', content: '<h2 id="logs">Reading logs</h2><p>The command acme logs --follow streams the logs of the latest deploy.<br>Press Ctrl-C to stop following.</p>' },
+  { uid: 'billing', title: 'Billing', content: '<h2 id="billing">Plans and invoices</h2><p>Invoices are sent by email at the start of each month. Change your plan on the billing page.</p>' },
 ];
 const TOP_QUESTIONS = ['How do I install acme?', 'How do I deploy my site?'];
 /** Asked from three sessions before the browser comes: what autocomplete may then suggest. */
@@ -38,6 +38,8 @@ let uid = '';
 
 const widgetTag = (extra = '') => `<script src="${svcUrl()}/widget.js" data-uid="${uid}" defer${extra}></script>`;
 const svcUrl = () => svc.url;
+/** Where a pushed document lives: the docs site's page for it. */
+const docsUrl = (doc: string) => `${host.otherOrigin}/docs/${doc}`;
 const STRICT_CSP = () => `default-src 'self'; script-src 'self' ${svc.url}; connect-src ${svc.url}; style-src 'self'`;
 
 beforeAll(async () => {
@@ -48,9 +50,13 @@ beforeAll(async () => {
   const chatModel = new OpenAiChatModel({ baseUrl: stub.url, model: 'stub-model', timeoutMs: 10_000, firstTokenTimeoutMs: 10_000, retries: 1 });
   svc = await startTestService({ chatModel, env: { QUARRY_RATE_LIMIT_CLIENT: '100000/10', QUARRY_RATE_LIMIT_UID: '100000/10' } });
   host = await startHostServer();
+  // The documents' own site: the host server under its other origin (a third site, as far as the widget knows).
 
   expect((await svc.call('POST', '/v1/admin/indexes', { uid: INDEX })).status).toBe(201);
-  for (const { uid: doc, ...body } of PAGES) expect((await svc.call('PUT', `/v2/indexes/${INDEX}/documents/${doc}`, body)).status).toBe(204);
+  for (const { uid: doc, ...body } of PAGES) {
+    expect((await svc.call('PUT', `/v2/indexes/${INDEX}/documents/${doc}`, { ...body, source_url: docsUrl(doc) })).status).toBe(204);
+    host.set(`/docs/${doc}`, { type: 'text/html', body: `<!doctype html><html lang="en"><title>${body.title}</title><h1>${body.title}</h1></html>` });
+  }
   const progress = await waitFor(async () => {
     const p = (await svc.call('GET', `/v1/admin/indexes/${INDEX}`)).body.progress;
     return p.pending === 0 ? p : null;
@@ -85,9 +91,6 @@ beforeAll(async () => {
   host.set('/hostile-plain', { type: 'text/html', body: hostPage({ title: 'Hostile CSS without the widget', stylesheets: ['/hostile.css'] }) });
 
   browser = await launchBrowser();
-  // The documents' own site is not reachable from here: answer for it, so following a result lands somewhere.
-  await browser.context.route('https://docs.example.com/**', (route) =>
-    route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><html lang="en"><title>Docs page</title><h1>Docs page</h1></html>' }));
 });
 
 afterAll(async () => {
@@ -195,7 +198,7 @@ describe('the widget on a host page of another origin', () => {
     expect(await p.box.inputValue()).toBe(SEEDED_QUERY);
     await expect.poll(() => p.resultItems.first().textContent()).toContain('Install with npm');
     const first = p.results.getByRole('link', { name: 'Install with npm' });
-    expect(await first.getAttribute('href')).toBe('https://docs.example.com/install#install');
+    expect(await first.getAttribute('href')).toBe(`${docsUrl('install')}#install`);
     await expect.poll(() => answerState(p.summary)).toBe('done');
     await checkWidget(w);
     await screenshots(page, 'results');
@@ -204,7 +207,7 @@ describe('the widget on a host page of another origin', () => {
     const feedback = requestsTo('/v1/ui/feedback');
     const feedbackData = await p.resultItems.first().getAttribute('data-feedback');
     await first.click();
-    await page.waitForURL('https://docs.example.com/install#install');
+    await page.waitForURL(`${docsUrl('install')}#install`);
     await expect.poll(async () => (await insights()).clicks, { timeout: 10_000 }).toBe(before.clicks + 1);
     expect(feedback.map(paramsOf)).toEqual([{ type: 'click', feedback_data: feedbackData }]);
     const row = (await insights()).top_queries.find((q) => q.query === SEEDED_QUERY);
@@ -254,14 +257,14 @@ describe('the widget on a host page of another origin', () => {
     expect(summaries[0].headers().accept).toBe('text/event-stream');
     expect(await p.summary.locator('.answer-text').textContent()).toBe(MODEL_REPLY.replace(' [1]', ' 1'));
     const cite = p.summary.getByRole('link', { name: 'Source 1: Install with npm' });
-    expect(await cite.getAttribute('href')).toBe('https://docs.example.com/install#install');
+    expect(await cite.getAttribute('href')).toBe(`${docsUrl('install')}#install`);
     const refs = p.summary.getByRole('list', { name: 'References' }).getByRole('link');
     expect(await refs.allTextContents()).toEqual(['Install with npm']);
-    expect(await refs.first().getAttribute('href')).toBe('https://docs.example.com/install#install');
+    expect(await refs.first().getAttribute('href')).toBe(`${docsUrl('install')}#install`);
     await checkWidget(w);
     await screenshots(page, 'summary');
     await cite.click();
-    await page.waitForURL('https://docs.example.com/install#install');
+    await page.waitForURL(`${docsUrl('install')}#install`);
     w.assertClean();
     await page.close();
   });
@@ -331,13 +334,14 @@ async function focused(page: Page) {
 /**
  * Escape closes the modal and focus returns to where the visitor was (the page's own button). Waits until the
  * widget has handled the dialog's close event (it empties the closed modal): a shortcut pressed before that is
- * lost (reported: the widget's open state lags the native dialog's by the close event's task).
+ * lost (reported: the widget's open state lags the native dialog's until the close event, ~15 ms later).
  */
 async function closeWithEscape(page: Page) {
   const p = parts(page);
   await page.keyboard.press('Escape');
   await expect.poll(() => p.dialog.isVisible()).toBe(false);
-  await expect.poll(() => p.box.count()).toBe(0);
+  // (CSS, not role: a closed dialog's content has no role, but the widget removes it only on the close event.)
+  await expect.poll(() => page.locator('quarry-search dialog input').count()).toBe(0);
   expect(await focused(page)).toMatchObject({ id: 'host-button' });
 }
 
@@ -425,7 +429,7 @@ describe('the widget from the keyboard alone', () => {
     await expect.poll(() => p.resultItems.count()).toBeGreaterThan(0);
     await tabTo(page, (f) => f.inResults && f.name === 'Deploy your site');
     await page.keyboard.press('Enter');
-    await page.waitForURL('https://docs.example.com/deploy#deploy');
+    await page.waitForURL(`${docsUrl('deploy')}#deploy`);
     await expect.poll(() => feedback.length).toBe(1);
     w.assertClean();
     await page.close();
@@ -541,5 +545,71 @@ describe('the widget beside the host page', () => {
       s.w.assertClean();
       await s.w.page.close();
     }
+  });
+});
+
+describe('the signals the widget sends', () => {
+  it('reports a middle-clicked result with a keepalive request, keeps its session id in sessionStorage (no cookie) and says which device', async () => {
+    const w = await browser.newPage();
+    // How the widget sends each feedback notice: only a keepalive fetch or sendBeacon survives the page leaving.
+    await w.page.addInitScript(() => {
+      const sent: { url: string; keepalive: boolean; beacon: boolean }[] = ((window as any).__sent = []);
+      const fetch0 = window.fetch;
+      window.fetch = (input, init) => {
+        sent.push({ url: String(input instanceof Request ? input.url : input), keepalive: init?.keepalive === true, beacon: false });
+        return fetch0(input, init);
+      };
+      const beacon0 = navigator.sendBeacon.bind(navigator);
+      navigator.sendBeacon = (url, data) => {
+        sent.push({ url: String(url), keepalive: true, beacon: true });
+        return beacon0(url, data);
+      };
+    });
+    const searches = requestsTo('/v1/ui/search');
+    const feedback = requestsTo('/v1/ui/feedback');
+    await w.page.goto(`${host.origin}/`);
+    const p = parts(w.page);
+    await p.box.fill('deploy your site');
+    await expect.poll(() => p.resultItems.first().textContent()).toContain('Deploy your site');
+    await settled(w.page);
+    const before = await insights();
+    const feedbackData = await p.resultItems.first().getAttribute('data-feedback');
+    const opened = browser.context.waitForEvent('page');
+    await p.results.getByRole('link', { name: 'Deploy your site' }).click({ button: 'middle' });
+    const tab = await opened;
+    await expect.poll(() => tab.url()).toBe(`${docsUrl('deploy')}#deploy`);
+    expect(w.page.url()).toBe(`${host.origin}/`);
+    await expect.poll(async () => (await insights()).clicks, { timeout: 10_000 }).toBe(before.clicks + 1);
+    expect(feedback.map(paramsOf)).toEqual([{ type: 'click', feedback_data: feedbackData }]);
+    const sent = (await w.page.evaluate(() => (window as any).__sent)) as { url: string; keepalive: boolean }[];
+    expect(sent.filter((s) => s.url.includes('/v1/ui/feedback')).map((s) => s.keepalive)).toEqual([true]);
+    await tab.close();
+
+    // One random id for the visit, in sessionStorage, on every request; no cookie anywhere.
+    const id = await w.page.evaluate(() => sessionStorage.getItem('quarry-session-id'));
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(searches.length).toBeGreaterThan(0);
+    for (const r of searches) expect(paramsOf(r)).toMatchObject({ 'session-id': id, device: 'desktop' });
+    expect(await w.page.evaluate(() => document.cookie)).toBe('');
+    expect(await browser.context.cookies([host.origin, host.otherOrigin, svc.url])).toEqual([]);
+    for (const r of [...searches, ...feedback]) expect(await r.headerValue('cookie')).toBeNull();
+    await w.page.reload();
+    expect(await w.page.evaluate(() => sessionStorage.getItem('quarry-session-id'))).toBe(id);
+    w.assertClean();
+    await w.page.close();
+
+    // A phone-sized viewport says mobile, and insights count it so.
+    const phone = await browser.newPage();
+    await phone.page.setViewportSize(PHONE);
+    const phoneSearches = requestsTo('/v1/ui/search');
+    await phone.page.goto(`${host.origin}/`);
+    const q = parts(phone.page);
+    await q.box.fill('reading logs');
+    await expect.poll(() => q.resultItems.first().textContent()).toContain('Reading logs');
+    expect(phoneSearches.map((r) => paramsOf(r).device)).toContain('mobile');
+    expect(phoneSearches.every((r) => paramsOf(r).device === 'mobile')).toBe(true);
+    await expect.poll(async () => (await insights()).devices.find((d) => d.device === 'mobile')?.searches ?? 0).toBeGreaterThan(0);
+    phone.assertClean();
+    await phone.page.close();
   });
 });

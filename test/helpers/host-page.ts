@@ -23,7 +23,8 @@ export interface HostServer {
 }
 
 export async function startHostServer(): Promise<HostServer> {
-  const files = new Map<string, HostFile>();
+  // A browser asks every origin for its icon; a 404 would show as a console error on every page.
+  const files = new Map<string, HostFile>([['/favicon.ico', { type: 'image/x-icon', body: '' }]]);
   const server: Server = createServer((req, res) => {
     const file = files.get(new URL(req.url ?? '/', 'http://x').pathname);
     if (!file) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
