@@ -150,10 +150,14 @@ async function checkWidget(w: WatchedPage, options: { settle?: boolean } = {}) {
   await expectNoSeriousA11yViolations(w.page);
 }
 
-/** Screenshots of the page as it is, light and dark, desktop and phone: widget-<name>-{light,dark}[-phone].png. */
+/**
+ * Screenshots of the page as it is, light and dark, desktop and phone: widget-<name>-{light,dark}[-phone].png;
+ * axe runs in dark mode too (the light one is checked by checkWidget), since the widget has its own dark colours.
+ */
 async function screenshots(page: Page, name: string) {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
+    if (colorScheme === 'dark') await expectNoSeriousA11yViolations(page);
     await screenshot(page, `widget-${name}-${colorScheme}`, { phone: true });
   }
   await page.emulateMedia({ colorScheme: 'light' });
