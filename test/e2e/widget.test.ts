@@ -36,8 +36,7 @@ let browser: TestBrowser;
 /** The configuration the host page's origin (http://localhost:<port>) is allowed for, and only it. */
 let uid = '';
 
-const widgetTag = (extra = '') => `<script src="${svcUrl()}/widget.js" data-uid="${uid}" defer${extra}></script>`;
-const svcUrl = () => svc.url;
+const widgetTag = (extra = '') => `<script src="${svc.url}/widget.js" data-uid="${uid}" defer${extra}></script>`;
 /** Where a pushed document lives: the docs site's page for it. */
 const docsUrl = (doc: string) => `${host.otherOrigin}/docs/${doc}`;
 const STRICT_CSP = () => `default-src 'self'; script-src 'self' ${svc.url}; connect-src ${svc.url}; style-src 'self'`;
@@ -81,8 +80,10 @@ beforeAll(async () => {
   host.set('/site.css', { type: 'text/css', body: SITE_CSS });
   host.set('/hostile.css', { type: 'text/css', body: HOSTILE_CSS });
   host.set('/', { type: 'text/html', body: hostPage({ title: 'Docs with search', widgetTag: widgetTag(), stylesheets: ['/site.css'] }) });
+  // This page uses the element form (for frameworks): the script only defines <quarry-search>.
+  const element = `<script src="${svc.url}/widget.js" defer></script><quarry-search uid="${uid}"></quarry-search>`;
   host.set('/strict', {
-    type: 'text/html', body: hostPage({ title: 'Docs with a strict CSP', widgetTag: widgetTag(), stylesheets: ['/site.css'] }),
+    type: 'text/html', body: hostPage({ title: 'Docs with a strict CSP', widgetTag: element, stylesheets: ['/site.css'] }),
     headers: { 'content-security-policy': STRICT_CSP() },
   });
   host.set('/hostile', { type: 'text/html', body: hostPage({ title: 'Docs with hostile CSS', widgetTag: widgetTag(), stylesheets: ['/hostile.css'] }) });
@@ -478,11 +479,12 @@ function hostStyles(page: Page) {
 }
 
 describe('the widget beside the host page', () => {
-  it('works on a page with a strict Content-Security-Policy that allows the service origin', async () => {
+  it('works on a page with a strict Content-Security-Policy that allows the service origin (the <quarry-search> element form)', async () => {
     const w = await browser.newPage();
     const res = await w.page.goto(`${host.origin}/strict`);
     expect(res!.headers()['content-security-policy']).toBe(STRICT_CSP());
     const p = parts(w.page);
+    expect(await w.page.locator('#widget-slot > quarry-search').count()).toBe(1);
     await expect.poll(() => p.topQuestions.getByRole('button').count()).toBe(TOP_QUESTIONS.length);
     await p.box.fill('How do I deploy my site?');
     await p.box.press('Enter');
