@@ -67,6 +67,12 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   uid = created.body.uid;
+  const answer = await svc.call('POST', `/v1/admin/configurations/${uid}/instant-answers`, {
+    title: 'Refund policy', content: '<p>Refunds within <strong>30 days</strong> of purchase.</p>', url: docsUrl('refunds'),
+    keywords: ['refund'], configuration: { cta: 'Request a refund' },
+  });
+  expect(answer.status).toBe(201);
+  for (const page of ['refunds', 'support']) host.set(`/docs/${page}`, { type: 'text/html', body: `<!doctype html><html lang="en"><title>${page}</title><h1>${page}</h1></html>` });
   // Autocomplete shows only what at least three sessions asked: three visitors asked before.
   for (const session of ['seed-1', 'seed-2', 'seed-3']) {
     const r = await fetch(`${svc.url}/v1/ui/search?${new URLSearchParams({ uid, query: SEEDED_QUERY, 'session-id': session, device: 'desktop' })}`);
@@ -88,6 +94,7 @@ beforeAll(async () => {
   });
   host.set('/hostile', { type: 'text/html', body: hostPage({ title: 'Docs with hostile CSS', widgetTag: widgetTag(), stylesheets: ['/hostile.css'] }) });
   host.set('/modal', { type: 'text/html', body: hostPage({ title: 'Docs with a search modal', widgetTag: widgetTag(' data-mode="modal"'), stylesheets: ['/site.css'] }) });
+  host.set('/support', { type: 'text/html', body: hostPage({ title: 'Docs with support', widgetTag: widgetTag(` data-support-url="${docsUrl('support')}"`), stylesheets: ['/site.css'] }) });
   host.set('/plain', { type: 'text/html', body: hostPage({ title: 'Docs without the widget', stylesheets: ['/site.css'] }) });
   host.set('/hostile-plain', { type: 'text/html', body: hostPage({ title: 'Hostile CSS without the widget', stylesheets: ['/hostile.css'] }) });
 
@@ -107,7 +114,7 @@ async function insights() {
   const r = await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=2000-01-01&to=2100-01-01&limit=100`);
   expect(r.status).toBe(200);
   return r.body as {
-    searches: number; clicks: number; summaries: number; chats: number; top_queries: { query: string; searches: number; clicks: number }[];
+    searches: number; clicks: number; summaries: number; chats: number; support_forwards: number; top_queries: { query: string; searches: number; clicks: number }[];
     devices: { device: string; searches: number }[];
   };
 }
@@ -307,6 +314,38 @@ describe('the widget on a host page of another origin', () => {
     expect(conversationIds[1]).toBe(conversationIds[0]);
     const stored = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations/${encodeURIComponent(conversationIds[0])}`);
     expect(stored.body.turns.map((t: { question: string }) => t.question)).toEqual(['How do I install acme?', followUp]);
+    w.assertClean();
+    await page.close();
+  });
+
+  it('shows an instant answer as authored with its call-to-action, and contact support sends the forward notice first', async () => {
+    const w = await openHost('/support');
+    const { page } = w;
+    const p = parts(page);
+    await p.box.fill('refund');
+    await expect.poll(() => p.resultItems.count()).toBeGreaterThan(0);
+    const instant = p.resultItems.first();
+    expect(await instant.textContent()).toContain('Instant answer');
+    expect(await instant.locator('strong').textContent()).toBe('30 days');
+    const cta = instant.getByRole('link', { name: 'Request a refund' });
+    expect(await cta.getAttribute('href')).toBe(docsUrl('refunds'));
+    await checkWidget(w);
+    await screenshot(page, 'widget-instant-answer');
+    const before = await insights();
+    const feedback = requestsTo('/v1/ui/feedback');
+    await cta.click();
+    await page.waitForURL(docsUrl('refunds'));
+    await expect.poll(async () => (await insights()).clicks, { timeout: 10_000 }).toBe(before.clicks + 1);
+    expect(feedback).toHaveLength(1);
+
+    await page.goto(`${host.origin}/support`);
+    await p.box.fill('xqzzv blorptangle');
+    await p.results.getByText('No results for “xqzzv blorptangle”').waitFor();
+    const forwards = requestsTo('/v1/ui/support-forward');
+    await p.results.getByRole('link', { name: 'Contact support' }).click();
+    await page.waitForURL(docsUrl('support'));
+    await expect.poll(async () => (await insights()).support_forwards, { timeout: 10_000 }).toBe(1);
+    expect(forwards.map(paramsOf)).toEqual([expect.objectContaining({ uid, url: `${host.origin}/support`, device: 'desktop' })]);
     w.assertClean();
     await page.close();
   });
