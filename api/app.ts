@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const engine = new ContentEngine(storage, embedder?.id ?? null);
   app.locals.engine = engine;
   const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log);
-  const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret);
+  const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret, recorder);
   // A subscribed Redis connection can do nothing else: generation results arrive on one of their own.
   const generationQueue = createGenerationQueue(deps.redis, config.redis.prefix);
   const subscriber = deps.redis.duplicate();

@@ -6,6 +6,7 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
 import { TARGET_SEPARATOR, VARIANT_NAMES, type WidgetSearchService } from './widget-search-service.js';
+import type { EventRecorder } from './event-recorder.js';
 
 /** Everything of the search interface besides search itself: autocomplete, clicks, support forwards, top questions. */
 export class WidgetUsageService {
@@ -14,6 +15,7 @@ export class WidgetUsageService {
     private readonly search: WidgetSearchService,
     private readonly signer: FeedbackSigner,
     private readonly secret: string,
+    private readonly recorder: EventRecorder,
   ) {}
 
   /**
@@ -51,6 +53,7 @@ export class WidgetUsageService {
     }
     if (payload.x) return; // a preview's click: nothing is recorded
     if (!(await this.storage.configurations.get(payload.c))) return; // the configuration was deleted since
+    this.recorder.clicked(payload.e);
     await this.storage.events.recordClick({
       at: Date.now(), configurationUid: payload.c, searchEventId: payload.e, session: payload.h, normalized: payload.q,
       position: payload.p, target: payload.i ? `${payload.i}${TARGET_SEPARATOR}${payload.d}` : `answer${TARGET_SEPARATOR}${payload.d}`,

@@ -355,6 +355,19 @@ describe('insights', () => {
     expect(empty.searches).toBe(0);
     expect((await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=tomorrow&to=x`)).status).toBe(400);
   });
+  it('counts a query typed keystroke by keystroke as one search, and a clicked one as searched', async () => {
+    const uid = await createConfig('ui');
+    const s = (query: string, session: string) => widget('GET', '/v1/ui/search', { uid, 'session-id': session, query });
+    for (const q of ['pyt', 'pyth', 'pytho', 'python', 'python t', 'python tutorial']) await s(q, 'typist');
+    const clicked = await s('refund', 'clicker');
+    await widget('POST', '/v1/ui/feedback', { type: 'click', feedback_data: clicked.body.results[0].feedback_data });
+    await s('refund policy', 'clicker');
+    await svc.flushEvents();
+    const i = (await svc.call('GET', `/v1/admin/configurations/${uid}/insights?from=2000-01-01&to=2100-01-01`)).body;
+    expect(i.searches).toBe(3);
+    expect(i.top_queries.map((q: { query: string }) => q.query).sort()).toEqual(['python tutorial', 'refund', 'refund policy']);
+    expect(i.searches_with_click).toBe(1);
+  });
 });
 
 describe('rate limits through the real app', () => {
