@@ -15,15 +15,19 @@ export interface AnswerState {
   error?: unknown;
 }
 
+const finalText = (path: 'summary' | 'chat', answer: Answer) => (path === 'summary' ? htmlText(answer.summary ?? '') : answer.reply ?? '');
+
 /**
  * Streams one summary or chat answer into state; leaving (unmount, another question) cancels the request,
- * which cancels the generation on the server too.
+ * which cancels the generation on the server too. A `kept` answer (the same question answered before) is shown
+ * as it is, without asking again.
  */
-export function useAnswer(path: 'summary' | 'chat', params: Record<string, string | undefined>, onDone?: (a: Answer) => void): [AnswerState, () => void] {
+export function useAnswer(path: 'summary' | 'chat', params: Record<string, string | undefined>, onDone?: (a: Answer) => void, kept?: Answer): [AnswerState, () => void] {
   const { client, announce } = useWidget();
-  const [state, setState] = useState<AnswerState>({ phase: 'loading', text: '' });
+  const [state, setState] = useState<AnswerState>(() => (kept ? { phase: 'done', text: finalText(path, kept), answer: kept } : { phase: 'loading', text: '' }));
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    if (kept && attempt === 0) return;
     const ctrl = new AbortController();
     const speech = sentenceAnnouncer(announce);
     let text = '';
@@ -33,7 +37,7 @@ export function useAnswer(path: 'summary' | 'chat', params: Record<string, strin
       speech.streamed(text);
       setState({ phase: 'streaming', text });
     }).then((answer) => {
-      const final = path === 'summary' ? htmlText(answer.summary ?? '') : answer.reply ?? '';
+      const final = finalText(path, answer);
       speech.done(final, text);
       setState({ phase: 'done', text: final, answer });
       onDone?.(answer);

@@ -8,6 +8,8 @@ export interface WidgetContext {
   options: WidgetOptions;
   /** Says `text` through the widget's polite live region. */
   announce(text: string): void;
+  /** This page's origin is not allowed: every request would be refused, so the widget says it once. */
+  refused(error: Error): void;
 }
 
 export const WidgetCtx = createContext<WidgetContext | null>(null);

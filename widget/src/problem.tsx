@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { WidgetError } from './client';
+import { useWidget } from './context';
 
 const logged = new Set<string>();
 
@@ -8,8 +9,10 @@ const logged = new Set<string>();
  * the console, once) can do about it. The host page is never affected.
  */
 export function Problem({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const { refused } = useWidget();
   const e = error instanceof WidgetError ? error : new WidgetError('server', 'Something went wrong. Try again.');
   useEffect(() => {
+    if (e.kind === 'origin') refused(e);
     const line = e.kind === 'origin' ? e.message : error instanceof WidgetError ? null : String(error);
     if (line && !logged.has(line)) {
       logged.add(line);

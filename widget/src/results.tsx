@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { SupportLink } from './cited';
-import { isAbort, type SearchResult } from './client';
+import { isAbort, type Client, type SearchResult } from './client';
 import { useWidget } from './context';
 import { cleanHtml } from './html';
 import { safeUrl } from './options';
@@ -8,18 +8,28 @@ import { Problem } from './problem';
 
 const DEBOUNCE_MS = 150;
 
+// The last results per widget: the same query shown again (back from chat) is not searched (and counted) twice.
+const last = new WeakMap<Client, { query: string; results: SearchResult[] }>();
+
 /**
  * Results as the visitor types: each keystroke (after a short pause) cancels the search in flight and starts
- * its own; the last results stay, dimmed, until the new ones arrive.
+ * its own; the last results stay, under a moving bar, until the new ones arrive.
  */
 export function Results({ query }: { query: string }) {
   const { client, announce, options } = useWidget();
-  const [state, setState] = useState<{ query: string; results?: SearchResult[]; error?: unknown }>({ query: '' });
+  const kept = () => (last.get(client)?.query === query ? last.get(client) : undefined);
+  const [state, setState] = useState<{ query: string; results?: SearchResult[]; error?: unknown }>(() => kept() ?? { query: '' });
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    const known = kept();
+    if (known) {
+      setState(known);
+      return;
+    }
     const ctrl = new AbortController();
     const timer = setTimeout(() => {
       client.json<{ results: SearchResult[] }>('search', { query, ...client.tracking() }, ctrl.signal).then((d) => {
+        last.set(client, { query, results: d.results });
         setState({ query, results: d.results });
         announce(d.results.length ? `${d.results.length} results` : `No results for ${query}`);
       }, (error: unknown) => isAbort(error) || setState({ query, error }));

@@ -28,6 +28,9 @@ export const CSS = `
 --mu:var(--quarry-muted,var(--_muted));--bd:var(--quarry-border,var(--_border));--sf:var(--quarry-surface,var(--_surface));--r:var(--quarry-radius,8px);
 all:initial;display:block;box-sizing:border-box;font-family:var(--quarry-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);font-size:var(--quarry-font-size,15px);
 line-height:1.5;color:var(--fg);background:var(--bg);text-align:start;overflow-wrap:anywhere;position:relative}
+/* Its own card: a dark widget on a light page (or the reverse) must not look like a block of text cut out of it. */
+.root.inline{padding:1em;border-radius:var(--r)}
+.root.modal{background:none}
 *,*::before,*::after{box-sizing:inherit}
 [hidden]{display:none!important}
 a{color:var(--a);text-decoration:underline;text-underline-offset:2px}
@@ -51,7 +54,10 @@ box-shadow:0 6px 24px rgb(0 0 0/.18);padding:4px;max-height:18em;overflow:auto}
 [role=option]:hover,[role=option][aria-selected=true]{background:var(--sf)}
 [role=option][aria-selected=true]{outline:2px solid var(--a);outline-offset:-2px}
 .panel{margin-top:1em}
-.results[aria-busy=true] ol{opacity:.6}
+/* Results on their way: a moving bar over the last ones, which keep their full contrast meanwhile. */
+.results{position:relative}
+.results[aria-busy=true]::before{content:"";position:absolute;top:-.6em;left:0;width:30%;height:3px;border-radius:3px;background:var(--a);animation:busy 1s ease-in-out infinite alternate}
+@keyframes busy{to{transform:translateX(233%)}}
 .result{padding:.8em 0;border-bottom:1px solid var(--bd)}
 .result:last-child{border-bottom:0}
 .title{font-weight:600;font-size:1.05em}
@@ -72,7 +78,7 @@ box-shadow:0 6px 24px rgb(0 0 0/.18);padding:4px;max-height:18em;overflow:auto}
 .skeleton i{display:block;height:.8em;margin:.55em 0;border-radius:4px;background:var(--bd);animation:pulse 1.2s ease-in-out infinite}
 .skeleton i:nth-child(3){width:85%}.skeleton i:nth-child(4){width:55%}
 @keyframes pulse{50%{opacity:.45}}
-@media (prefers-reduced-motion:reduce){.skeleton i{animation:none}}
+@media (prefers-reduced-motion:reduce){.skeleton i{animation:none}.results[aria-busy=true]::before{animation:none;width:100%}}
 .actions,.follow-ups{display:flex;flex-wrap:wrap;gap:.5em;align-items:center;margin-top:.7em}
 .support{font-weight:600}
 .problem{display:flex;flex-wrap:wrap;gap:.6em;align-items:center;margin-top:.8em;padding:.7em 1em;border:1px solid #b3261e;border-left-width:4px;border-radius:var(--r);background:var(--bg)}

@@ -3,6 +3,7 @@ import { Chat } from './chat';
 import { Client } from './client';
 import { WidgetCtx } from './context';
 import type { WidgetOptions } from './options';
+import { Problem } from './problem';
 import { Results } from './results';
 import { SearchBox } from './search-box';
 import { device, sessionId } from './session';
@@ -15,11 +16,13 @@ const FOCUSABLE = 'a[href],button:not([disabled]),input:not([disabled]),[tabinde
 export function Widget({ options }: { options: WidgetOptions }) {
   const client = useMemo(() => new Client(options), [options]);
   const [live, setLive] = useState('');
-  const ctx = useMemo(() => ({ client, options, announce: setLive }), [client, options]);
+  const [refusal, setRefusal] = useState<Error | null>(null);
+  const ctx = useMemo(() => ({ client, options, announce: setLive, refused: (e: Error) => setRefusal((r) => r ?? e) }), [client, options]);
   const [query, setQuery] = useState('');
   const [asked, setAsked] = useState('');
   const [chat, setChat] = useState<string | null>(null);
-  const [open, setOpen] = useState(false);
+  /** The modal was opened once: its content stays mounted from then on, so reopening shows it as it was left. */
+  const [opened, setOpened] = useState(false);
   const input = useRef<HTMLInputElement>(null);
   const dialog = useRef<HTMLDialogElement>(null);
   const launcher = useRef<HTMLButtonElement>(null);
@@ -34,17 +37,18 @@ export function Widget({ options }: { options: WidgetOptions }) {
   const show = (from: Element | null) => {
     // Focus inside this widget shows as the host element: return it to the launcher then.
     opener.current = from instanceof HTMLElement && from !== document.body && !from.shadowRoot ? from : launcher.current;
-    setOpen(true);
+    // The dialog's own flag, not state kept from its close event: that event comes a moment after the dialog has
+    // closed (~15 ms in Chromium), and a shortcut pressed in between must open it again.
+    const d = dialog.current;
+    if (d && !d.open) d.showModal();
+    setOpened(true);
+    input.current?.focus();
   };
 
+  // On the first opening the content renders after show(): focus the box once it is there.
   useLayoutEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (open && !d.open) {
-      d.showModal();
-      input.current?.focus();
-    }
-  }, [open]);
+    if (opened) input.current?.focus();
+  }, [opened]);
 
   // Layout effects run as soon as the widget is in the DOM: the shortcut works from the first moment.
   useLayoutEffect(() => {
@@ -79,14 +83,21 @@ export function Widget({ options }: { options: WidgetOptions }) {
     }
   };
 
-  const body = chatOnly || chat !== null ? (
+  const box = <SearchBox query={query} onInput={setQuery} onSubmit={submit} input={input} />;
+  // Said once, under the box, instead of by every panel whose request the service refused.
+  const body = refusal ? (
+    <>
+      {!chatOnly && box}
+      <Problem error={refusal} />
+    </>
+  ) : chatOnly || chat !== null ? (
     <Chat first={chat} onBack={chatOnly ? undefined : () => {
       setChat(null);
       requestAnimationFrame(() => input.current?.focus());
     }} />
   ) : (
     <>
-      <SearchBox query={query} onInput={setQuery} onSubmit={submit} input={input} />
+      {box}
       {!query.trim() && <TopQuestions onAsk={submit} />}
       {query.trim() && panels.has('chat') && asked !== query.trim() && (
         <button type="button" class="to-chat" onClick={() => setChat(query.trim())}>Ask in chat</button>
@@ -98,7 +109,7 @@ export function Widget({ options }: { options: WidgetOptions }) {
 
   return (
     <WidgetCtx.Provider value={ctx}>
-      <div class="root" onClick={onLink} onAuxClick={onLink}>
+      <div class={`root ${options.mode}`} onClick={onLink} onAuxClick={onLink}>
         {options.mode === 'inline' ? body : (
           <>
             <button ref={launcher} type="button" class="launcher" aria-haspopup="dialog" aria-keyshortcuts={options.shortcut === 'none' ? undefined : `Control+${options.shortcut.toUpperCase()} Meta+${options.shortcut.toUpperCase()} /`}
@@ -107,13 +118,14 @@ export function Widget({ options }: { options: WidgetOptions }) {
               {options.shortcut !== 'none' && <kbd aria-hidden="true">Ctrl {options.shortcut.toUpperCase()}</kbd>}
             </button>
             <dialog ref={dialog} aria-label="Search" onKeyDown={trapFocus} onClose={() => {
-              setOpen(false);
+              // A late close event of a dialog that a shortcut has opened again meanwhile.
+              if (dialog.current?.open) return;
               (opener.current?.isConnected ? opener.current : launcher.current)?.focus();
             }}>
               <div class="dialog-head">
                 <button type="button" class="close" onClick={() => dialog.current?.close()}>Close</button>
               </div>
-              {open && body}
+              {opened && body}
             </dialog>
           </>
         )}
