@@ -1,0 +1,45 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface TestSite {
+  url: (path: string) => string;
+  /** Every request the server received, as `METHOD path`, so tests can prove what was never fetched. */
+  log: string[];
+  headers: Record<string, http.IncomingHttpHeaders>;
+  close: () => Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 answering the given paths (404 elsewhere). */
+export async function startSite(routes: Record<string, Route>): Promise<TestSite> {
+  const log: string[] = [];
+  const headers: Record<string, http.IncomingHttpHeaders> = {};
+  const server = http.createServer((req, res) => {
+    log.push(`${req.method} ${req.url}`);
+    headers[req.url ?? ''] = req.headers;
+    const route = routes[req.url ?? ''];
+    if (route) return route(req, res);
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    log,
+    headers,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const html = (body: string, extra: Record<string, string> = {}): Route => (_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...extra }).end(body);
+};
+
+export const redirect = (to: string, status = 301): Route => (_req, res) => {
+  res.writeHead(status, { location: to }).end();
+};
