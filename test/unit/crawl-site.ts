@@ -6,6 +6,8 @@ export type Route = (req: IncomingMessage, res: ServerResponse) => void;
 export interface TestSite {
   url: (path: string) => string;
   /** Every request the server received, as `METHOD path`, so tests can prove what was never fetched. */
+  /** Added to after start by tests whose pages name the server's own urls. */
+  routes: Record<string, Route>;
   log: string[];
   headers: Record<string, http.IncomingHttpHeaders>;
   close: () => Promise<void>;
@@ -26,6 +28,7 @@ export async function startSite(routes: Record<string, Route>): Promise<TestSite
   const { port } = server.address() as AddressInfo;
   return {
     url: (path) => `http://127.0.0.1:${port}${path}`,
+    routes,
     log,
     headers,
     close: () =>
