@@ -62,7 +62,7 @@ export interface ExtractedPage {
   noindex: boolean;
   /** The main content as HTML, furniture removed: what the section pipeline takes. */
   contentHtml: string;
-  /** Its text, for the content hash. */
+  /** Its text nodes joined by spaces, whitespace collapsed: for the content hash, not for display. */
   text: string;
   fragments: Fragment[];
 }
@@ -118,6 +118,20 @@ function extractFragments(doc: Document, selectors: readonly string[]): Fragment
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * Text nodes joined by a space, whitespace collapsed: the same page reflowed (a newline between two
+ * blocks or none) gives the same text, which the content hash relies on.
+ */
+function spacedText(nodes: AnyNode[]): string {
+  const parts: string[] = [];
+  const walk = (node: AnyNode) => {
+    if (node.type === 'text') parts.push(node.data);
+    else if ('children' in node) node.children.forEach(walk);
+  };
+  nodes.forEach(walk);
+  return collapse(parts.join(' '));
+}
 
 function robotsMeta(doc: Document): Set<string> {
   const directives = new Set<string>();
@@ -188,7 +202,7 @@ export function extractPage(html: string, pageUrl: string, options: ExtractOptio
     links,
     noindex: robots.has('noindex') || robots.has('none'),
     contentHtml: roots.map((el) => el.children.map((c) => getOuterHTML(c)).join('')).join('\n'),
-    text: collapse(roots.map((el) => textContent(el)).join(' ')),
+    text: spacedText(roots),
     fragments,
   };
 }

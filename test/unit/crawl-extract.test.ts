@@ -42,7 +42,7 @@ describe('extractPage', () => {
     expect(p.contentHtml).toContain('<h1>Install</h1>');
     expect(p.contentHtml).toContain('Last edited today');
     expect(p.contentHtml).not.toMatch(/<script|<style|<nav|© Example|Related/);
-    expect(p.text).toMatch(/^Install Run npm i\. See the FAQ/);
+    expect(p.text).toMatch(/^Install Run npm i \. See the FAQ ,/);
   });
 
   it('tries content alternatives in order and honours custom drop selectors', () => {
