@@ -19,6 +19,7 @@ import { loadDataset, type Dataset } from './eval/dataset.js';
 import { evaluate } from './eval/metrics.js';
 import { faqTable, runFaqEval, summaryTable } from './eval/faq-eval.js';
 import { hybridBeirTable, runHybridBeirEval } from './eval/hybrid-beir-eval.js';
+import { runStructureEval, structureTable } from './eval/structure-eval.js';
 import { createContentIndex, pushCorpus, runQueries, waitIndexed } from './eval/quarry-eval-client.js';
 import { boostingResult, resultsTable, type BoostingResult, type Timings } from './eval/report.js';
 
@@ -61,9 +62,9 @@ async function main() {
   cleanup.onSignals(say);
 
   let stack: Stack | undefined;
-  if (settings.mode === 'faq') {
+  if (settings.mode === 'faq' || settings.mode === 'structure') {
     try {
-      await faqMode(settings, cleanup, (s) => (stack = s));
+      await (settings.mode === 'faq' ? faqMode : structureMode)(settings, cleanup, (s) => (stack = s));
     } catch (err) {
       reportFailure(err, cleanup, stack, 'eval');
     } finally {
@@ -131,14 +132,29 @@ async function main() {
   }
 }
 
-/** The search interface on the Python docs FAQ: keyword leg, vector leg and fusions side by side. */
-async function faqMode(settings: EvalSettings, cleanup: Cleanup, started: (s: Stack) => void) {
+/** A private stack for the search-interface modes, and a client of it. */
+async function uiStack(cleanup: Cleanup, started: (s: Stack) => void) {
   say('starting a private redis, API and worker');
   // Rate limits guard a public search box; the evaluation sends thousands of searches from one address.
   const stack = await startStack(root, cleanup, { QUARRY_RATE_LIMIT_CLIENT: '1000000/1', QUARRY_RATE_LIMIT_UID: '1000000/1' });
   started(stack);
   const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, 16);
   cleanup.add('close client sockets', () => api.agent.destroy());
+  return { stack, api };
+}
+
+/** The search interface on the Python library reference's API entries: pages of dl/dt items, not headings. */
+async function structureMode(settings: EvalSettings, cleanup: Cleanup, started: (s: Stack) => void) {
+  const { stack, api } = await uiStack(cleanup, started);
+  const r = await runStructureEval(api, settings.dataset, () => stack.assertAlive(), say);
+  console.log(`\nPython library reference API entries: ${r.queries} entries (first sentence of the description as the query) over ${r.pages} pages pushed through /v2, asked through GET /v1/ui/search (preview)\n`);
+  console.log(`${structureTable(r.rows)}\n`);
+  writeResults(root, 'eval-structure.json', { timestamp: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, ...r }, say);
+}
+
+/** The search interface on the Python docs FAQ: keyword leg, vector leg and fusions side by side. */
+async function faqMode(settings: EvalSettings, cleanup: Cleanup, started: (s: Stack) => void) {
+  const { stack, api } = await uiStack(cleanup, started);
   const faq = await runFaqEval(api, settings.dataset, () => stack.assertAlive(), say);
   console.log(`\nPython docs FAQ: ${faq.questions} questions over ${faq.pages} pages pushed through /v2, asked through GET /v1/ui/search (preview)\n`);
   console.log(`${faqTable(faq.rows)}\n`);

@@ -11,6 +11,7 @@ import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '.
 import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
 import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
 import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
+import { PAGE_WEIGHT, pageScores } from '../../shared/search/rank/page-scores.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
 import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -47,6 +48,8 @@ const HEADING_BOOST = 1;
 export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'API UI' };
 
 export const TARGET_SEPARATOR = '\u0000';
+/** The page title is copied onto each of its sections (IndexState): a page has it once. */
+const PER_PAGE = new Set(['title']);
 
 /** Where a result came from, for its `feedback_data`. */
 export interface FeedbackContext {
@@ -201,8 +204,13 @@ export class WidgetSearchService {
     states.forEach((state, s) => {
       const terms = state.analyzer.analyze(query);
       if (terms.length === 0) return;
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields: this.keywordFields(state), topK: CANDIDATES });
-      for (const u of topUnits(units, scores, CANDIDATES)) all.push({ key: `${s}:${u}`, score: scores[u] });
+      const fields = this.keywordFields(state);
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES });
+      // A page's overall match counts beside its section's: candidates beyond the cut can still rise.
+      const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
+      const docOf = (u: number) => state.units[u].uid;
+      const pages = pageScores(state.inverted, terms, fields.map((f) => f.field), PER_PAGE, docOf, state.docUnits, new Set(top.map((t) => docOf(t.u))));
+      for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(docOf(u)) ?? 0) });
     });
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
   }

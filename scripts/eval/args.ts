@@ -2,8 +2,11 @@ import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export interface EvalSettings {
-  /** beir: content search on a BEIR dataset; faq: the search interface on the Python docs FAQ. */
-  mode: 'beir' | 'faq';
+  /**
+   * beir: content search on a BEIR dataset; faq: the search interface on the Python docs FAQ;
+   * structure: the search interface on the Python library reference's API entries (dl/dt pages).
+   */
+  mode: 'beir' | 'faq' | 'structure';
   dataset: string;
   split: string;
   language: string;
@@ -18,9 +21,11 @@ export interface EvalSettings {
 }
 
 export const USAGE = `npm run eval -- [options]
-  --mode beir|faq       beir (default): content search on a BEIR dataset;
+  --mode beir|faq|structure  beir (default): content search on a BEIR dataset;
                         faq: search interface (keyword, vector, fused) on ../shared/data/python-docs,
-                        then the same rankings on ../shared/data/scifact pushed as pages
+                        then the same rankings on ../shared/data/scifact pushed as pages;
+                        structure: search interface on the API entries (<dt id>) of the
+                        Python library reference in ../shared/data/python-docs
   --dataset <dir>       BEIR folder (default ../shared/data/scifact)
   --split dev           queries.<split>.jsonl and qrels.<split>.tsv
   --language en|zh|...  index language_code (default zh when the folder name contains "zh", else en)
@@ -58,8 +63,8 @@ export function parseEvalArgs(argv: string[], root: string): EvalSettings {
     return n;
   };
   const mode = values.mode ?? 'beir';
-  if (mode !== 'beir' && mode !== 'faq') throw new Error(`--mode must be beir or faq, got "${mode}"`);
-  const dataset = resolve(root, values.dataset ?? (mode === 'faq' ? '../shared/data/python-docs' : '../shared/data/scifact'));
+  if (mode !== 'beir' && mode !== 'faq' && mode !== 'structure') throw new Error(`--mode must be beir, faq or structure, got "${mode}"`);
+  const dataset = resolve(root, values.dataset ?? (mode === 'beir' ? '../shared/data/scifact' : '../shared/data/python-docs'));
   const boostings = (values.boosting ?? ['title^1 text^1'])
     .flatMap((b) => b.split(','))
     .map((b) => b.trim().replace(/\s+/g, ' '))

@@ -1,4 +1,4 @@
-// Turns an HTML page into plain-text sections split at h1–h6.
+// Turns an HTML page into plain-text sections split at h1–h6 and at anchored items a reader can link to.
 //
 // Why it is built this way:
 // - One pass with htmlparser2's streaming Parser, no DOM: building a DOM costs more than the
@@ -9,6 +9,13 @@
 //   it was the first significant child (element or non-blank text) of its parent, and the walk
 //   stops at the main element (ids outside the content area would not point at the heading).
 //   Sphinx permalinks (<a class="headerlink" href="#x">) are the last-resort anchor: same target.
+// - Pages are not all headings: API references list entries as <dl><dt id>, FAQs as
+//   <a name="q8"></a><p><b>Question</b>…, data pages as <tr id>. Left whole, such a page is one long
+//   section whose best match drowns in its length, so each anchored item starts a section titled by
+//   its lead text (the dt, the bold lead, the row's first cell) and linked by its id. An item without
+//   an id is not a boundary: a result url could not point at it. When the dl or table holding items
+//   closes, what follows belongs to the section that held the list again (nested dls of class
+//   members return to their class).
 // - Header-link anchors (class headerlink/header-anchor/…, or an in-page link whose text is just
 //   ¶ # § 🔗) are removed everywhere, not only in headings: Sphinx also puts them on API <dt>s.
 // - A heading whose text comes out empty (icon-only, all permalink) is not a boundary: a section
@@ -64,12 +71,14 @@ interface Frame {
   hasChild: boolean;
   level: 0 | 1 | 2; // break produced around it
   skip: boolean; // root of a skipped subtree
-  flag: '' | 'title' | 'pre' | 'cell' | 'row' | 'link'; // role needing work on close
+  flag: '' | 'title' | 'pre' | 'cell' | 'row' | 'link' | 'mark'; // role needing work on close
   mark: number; // for 'link' inside a heading: title length when it opened
   href: string;
+  resume: { title: string | null; anchor: string | null } | null; // dl/table holding items: the section to go back to
 }
 
 const isHeading = (n: string) => n.length === 2 && n[0] === 'h' && n[1] >= '1' && n[1] <= '6';
+const isBold = (n: string) => n === 'b' || n === 'strong';
 const safe = (s: string) => (MAYBE_UNSAFE.test(s) ? s.replace(UNSAFE, '') : s);
 const collapse = (s: string) => safe(s).replace(/\s+/g, ' ').trim();
 
@@ -91,7 +100,7 @@ export function htmlToSections(html: string, options?: SectionOptions): Section[
 
 function run(html: string, options: SectionOptions): Section[] {
   const frame = (name: string, id: string | null, first: boolean): Frame =>
-    ({ name, id, first, hasChild: false, level: 0, skip: false, flag: '', mark: -1, href: '' });
+    ({ name, id, first, hasChild: false, level: 0, skip: false, flag: '', mark: -1, href: '', resume: null });
   const stack: Frame[] = [frame('#root', null, true)];
   let raw: Raw[] = [];
   let b = new TextBuilder();
@@ -103,10 +112,30 @@ function run(html: string, options: SectionOptions): Section[] {
   let mainFrame: Frame | null = null;
   let heading: Frame | null = null, hTitle = '', hAnchor: string | null = null;
   let hNamed: string | null = null, hLink: string | null = null;
+  let curItem = false, hItem = false; // the current section / the open "heading" is an anchored item
+  let markAnchor: string | null = null; // an empty <a name|id> no text has followed yet: a bold lead may use it
+
+  // An anchored item starts a section like a heading does; its lead text becomes the title.
+  const startItem = (lead: Frame, anchor: string, container: Frame | null) => {
+    heading = lead;
+    hTitle = '';
+    hAnchor = anchor;
+    hNamed = hLink = null;
+    hItem = true;
+    markAnchor = null;
+    if (container && !container.resume) container.resume = { title: curTitle, anchor: curAnchor };
+  };
+  const nearest = (name: string): Frame | null => {
+    for (let i = stack.length - 1; i > 0; i--) if (stack[i].name === name) return stack[i];
+    return null;
+  };
 
   const endSection = () => {
     const text = safe(b.finish());
-    if (text) raw.push({ title: curTitle, anchor: curAnchor, text });
+    const prev = raw[raw.length - 1];
+    // An item with no text of its own (a dt sharing the next one's dd) keeps its name searchable.
+    if (curItem && !text && prev) prev.text += `\n\n${curTitle}`;
+    else if (text) raw.push({ title: curTitle, anchor: curAnchor, text });
   };
   const enclosingId = (): string | null => { // starts at the heading itself (top of stack)
     for (let i = stack.length - 1, first = true; first && i > 0; i--) {
@@ -131,6 +160,7 @@ function run(html: string, options: SectionOptions): Section[] {
       if (skipping) return;
       const link = heading !== null && name === 'a';
       if (link && !hNamed && (a.name || a.id)) hNamed = a.name || a.id;
+      if (heading === null && markAnchor !== null && !(name === 'p' || isBold(name))) markAnchor = null;
       if (isSkipped(name, a)) {
         f.skip = skipping = true;
         if (link && a.href?.startsWith('#')) hLink ??= a.href.slice(1) || null;
@@ -152,8 +182,17 @@ function run(html: string, options: SectionOptions): Section[] {
         hTitle = '';
         hAnchor = enclosingId();
         hNamed = hLink = null;
+        hItem = false;
         return;
       }
+      if (name === 'dt' && f.id) return startItem(f, f.id, nearest('dl'));
+      // <dt><a id="x"></a>term</dt>: nothing of the dt is written yet, so it can still become the lead.
+      if ((a.id || a.name) && parent.name === 'dt' && f.first) return startItem(parent, a.id || a.name, nearest('dl'));
+      if (isBold(name) && parent.name === 'p' && (markAnchor ?? (f.first ? parent.id : null))) {
+        return startItem(f, (markAnchor ?? parent.id)!, null);
+      }
+      if (name === 'a' && (a.name || a.id) && a.href === undefined) { f.flag = 'mark'; f.href = a.name || a.id; }
+      if ((name === 'td' || name === 'th') && f.first && parent.name === 'tr' && parent.id) return startItem(f, parent.id, nearest('table'));
       if (name === 'br') return cellDepth ? b.gap() : b.br();
       f.level = PARA.has(name) ? 2 : LINE.has(name) ? 1 : 0;
       if (f.level) cellDepth ? b.gap() : b.brk(f.level);
@@ -168,6 +207,7 @@ function run(html: string, options: SectionOptions): Section[] {
     ontext(t) {
       const top = stack[stack.length - 1];
       if (!top.hasChild && /\S/.test(t)) top.hasChild = true;
+      if (markAnchor !== null && !skipping && /\S/.test(t)) markAnchor = null;
       if (inTitle) { pageTitle += t; return; }
       if (skipping) return;
       if (heading) { hTitle += t; return; }
@@ -199,6 +239,7 @@ function run(html: string, options: SectionOptions): Section[] {
         b = new TextBuilder();
         curTitle = title;
         curAnchor = hAnchor ?? hNamed ?? hLink;
+        curItem = hItem;
       } else if (f.flag === 'link' && LINK_SYMBOLS.has(hTitle.slice(f.mark).trim())) {
         hTitle = hTitle.slice(0, f.mark);
         hLink ??= f.href || null;
@@ -206,6 +247,15 @@ function run(html: string, options: SectionOptions): Section[] {
       return;
     }
     if (f.level) cellDepth ? b.gap() : b.brk(f.level);
+    if (f.resume) {
+      endSection();
+      b = new TextBuilder();
+      ({ title: curTitle, anchor: curAnchor } = f.resume);
+      curItem = false;
+    }
+    // Only an anchor before any text of its paragraph can lead a bold question.
+    const parent = stack[stack.length - 1];
+    if (f.flag === 'mark' && !f.hasChild && (parent.name !== 'p' || f.first)) markAnchor = f.href;
     if (f.flag === 'pre') { preDepth--; preFresh = false; }
     else if (f.flag === 'row') rows.pop();
     else if (f.flag === 'cell') cellDepth--;

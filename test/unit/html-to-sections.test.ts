@@ -60,9 +60,93 @@ describe('htmlToSections: header-link removal', () => {
     expect(htmlToSections(`<section id="why-x">${h}<p>x</p></section>`)[0]).toMatchObject({ title: 'Why X?', anchor: 'why-x' });
   });
 
-  it('drops permalinks on API entries from the body text', () => {
-    const html = '<h2>API</h2><dl><dt id="f">f(x)<a class="headerlink" href="#f">¶</a></dt><dd><p>Does f.</p></dd></dl>';
+  it('drops permalinks on API entries from their title and body', () => {
+    const html = `<h2>API</h2><dl><dt id="f">f(x)<a class="headerlink" href="#f">¶</a></dt><dd><p>${long('Does f.')}</p></dd></dl>`;
+    expect(brief(htmlToSections(html))).toEqual([{ title: 'f(x)', anchor: 'f', text: long('Does f.') }]);
+  });
+  it('keeps a permalink-only dt (no id) in the body text', () => {
+    const html = '<h2>API</h2><dl><dt>f(x)<a class="headerlink" href="#f">¶</a></dt><dd><p>Does f.</p></dd></dl>';
     expect(only(html).text).toBe('f(x)\n\nDoes f.');
+  });
+});
+
+/** An entry's description, a sentence or two as in a real reference. */
+const long = (s: string) => `${s} It takes a few more words than a one-line entry.`;
+
+describe('htmlToSections: anchored items a reader can link to', () => {
+  it('splits a definition list at each dt with an id (API reference)', () => {
+    const html = `<h1 id="os">os</h1><p>Intro.</p><dl><dt id="os.getcwd">os.getcwd()</dt><dd><p>${long('Current directory.')}</p></dd>` +
+      `<dt id="os.chdir">os.chdir(path)</dt><dd><p>${long('Change it.')}</p></dd></dl>`;
+    expect(brief(htmlToSections(html))).toEqual([
+      { title: 'os', anchor: 'os', text: 'Intro.' },
+      { title: 'os.getcwd()', anchor: 'os.getcwd', text: long('Current directory.') },
+      { title: 'os.chdir(path)', anchor: 'os.chdir', text: long('Change it.') },
+    ]);
+  });
+
+  it('takes the id of an element at the start of the dt', () => {
+    const html = `<dl><dt><a id="term-x"></a>x</dt><dd>${long('An x.')}</dd><dt><span id="term-y">y</span></dt><dd>${long('A y.')}</dd></dl>`;
+    expect(brief(htmlToSections(html))).toEqual([
+      { title: 'x', anchor: 'term-x', text: long('An x.') },
+      { title: 'y', anchor: 'term-y', text: long('A y.') },
+    ]);
+  });
+
+  it('a dt without any id is not a boundary', () => {
+    expect(brief(htmlToSections('<h2 id="g">Glossary</h2><dl><dt>x</dt><dd>An x.</dd><dt>y <i>z</i></dt><dd>A y.</dd></dl>')))
+      .toEqual([{ title: 'Glossary', anchor: 'g', text: 'x\nAn x.\ny z\nA y.' }]);
+  });
+
+  it('an item with no text of its own (dts sharing one dd) joins the section before it as text', () => {
+    const html = '<h2 id="c">Constants</h2><p>Intro.</p><dl><dt id="A">A</dt><dd>First.</dd><dt id="B">B</dt><dt id="C">C</dt><dd>B or C.</dd></dl>';
+    expect(brief(htmlToSections(html))).toEqual([
+      { title: 'Constants', anchor: 'c', text: 'Intro.' },
+      { title: 'A', anchor: 'A', text: 'First.\n\nB' },
+      { title: 'C', anchor: 'C', text: 'B or C.' },
+    ]);
+  });
+
+  it('after the list, text goes back to the section that held it; nested members return to their class', () => {
+    const html = `<h2 id="api">API</h2><p>Intro.</p><dl><dt id="C">class C</dt><dd><p>${long('A class.')}</p>` +
+      `<dl><dt id="C.m">m()</dt><dd>${long('A method.')}</dd></dl><p>${long('More on C.')}</p></dd></dl><p>After the list.</p>`;
+    expect(brief(htmlToSections(html))).toEqual([
+      { title: 'API', anchor: 'api', text: 'Intro.' },
+      { title: 'class C', anchor: 'C', text: long('A class.') },
+      { title: 'm()', anchor: 'C.m', text: long('A method.') },
+      { title: 'class C', anchor: 'C', text: long('More on C.') },
+      { title: 'API', anchor: 'api', text: 'After the list.' },
+    ]);
+  });
+
+  it('splits an FAQ at each named anchor followed by a bold lead paragraph', () => {
+    const html = `<h1>FAQ</h1><a name="q1"></a>\n<p><b>How do I install it?</b></p><p>${long('Run the installer.')}</p>` +
+      `<p><a name="q2"></a><strong>Is it free?</strong> ${long('Yes, under the MIT licence.')}</p>`;
+    expect(brief(htmlToSections(html))).toEqual([
+      { title: 'How do I install it?', anchor: 'q1', text: long('Run the installer.') },
+      { title: 'Is it free?', anchor: 'q2', text: long('Yes, under the MIT licence.') },
+    ]);
+  });
+
+  it('a paragraph with its own id and a bold lead is an item too', () => {
+    expect(brief(htmlToSections(`<p id="q3"><b>Why?</b> ${long('Because.')}</p>`))).toEqual([{ title: 'Why?', anchor: 'q3', text: long('Because.') }]);
+  });
+
+  it('bold text is no lead without an anchor right before it, nor mid-paragraph', () => {
+    const html = '<h2 id="h">H</h2><p><b>Note</b> plain.</p><a name="x"></a><p>Text <b>bold</b> more.</p>' +
+      '<p>Some <a name="y"></a><b>mid</b> text.</p>';
+    expect(brief(htmlToSections(html))).toEqual([{ title: 'H', anchor: 'h', text: 'Note plain.\n\nText bold more.\n\nSome mid text.' }]);
+  });
+
+  it('splits a table at each row with an id, titled by its first cell', () => {
+    const html = '<h2 id="codes">Codes</h2><table><tr><th>Code</th><th>Meaning</th></tr>' +
+      `<tr id="e1"><td>E1</td><td>${long('Disk full.')}</td></tr><tr><td>E1b</td><td>Quota</td></tr>` +
+      `<tr id="e2"><td>E2</td><td>${long('No network.')}</td></tr></table><p>See also.</p>`;
+    expect(brief(htmlToSections(html))).toEqual([
+      { title: 'Codes', anchor: 'codes', text: 'Code | Meaning' },
+      { title: 'E1', anchor: 'e1', text: `${long('Disk full.')}\nE1b | Quota` },
+      { title: 'E2', anchor: 'e2', text: long('No network.') },
+      { title: 'Codes', anchor: 'codes', text: 'See also.' },
+    ]);
   });
 });
 
