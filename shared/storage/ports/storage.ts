@@ -6,6 +6,7 @@ import type { IndexRegistry } from './index-registry.js';
 import type { KeyStore } from './key-store.js';
 import type { SectionStore } from './section-store.js';
 import type { SessionStore } from './session-store.js';
+import type { SourceStore } from './source-store.js';
 import type { VectorIndex } from './vector-index.js';
 
 export type StorageBackend = 'sqlite' | 'postgres';
@@ -24,6 +25,8 @@ export interface Storage {
   configurations: ConfigurationStore;
   conversations: ConversationStore;
   events: EventStore;
+  /** Website sources, their pages and crawl frontiers. */
+  sources: SourceStore;
   /** Cheap liveness probe for /readyz; rejects when the store is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;

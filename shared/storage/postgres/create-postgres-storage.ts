@@ -10,6 +10,7 @@ import { migratePostgres } from './pg-migrations.js';
 import { createPgPool } from './pg-pool.js';
 import { PgSectionStore } from './pg-section-store.js';
 import { PgSessionStore } from './pg-session-store.js';
+import { PgSourceStore } from './pg-source-store.js';
 
 export interface PostgresStorageOptions {
   /** postgres://user:password@host:port/database */
@@ -43,6 +44,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     configurations: new PgConfigurationStore(pool),
     conversations: new PgConversationStore(pool),
     events: new PgEventStore(pool),
+    sources: new PgSourceStore(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },

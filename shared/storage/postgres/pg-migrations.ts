@@ -330,6 +330,39 @@ export const POSTGRES_MIGRATIONS: string[] = [
     SELECT configuration_uid, d, lag(d, 1, -1) OVER (PARTITION BY configuration_uid, key ORDER BY d) AS prev
     FROM distinct_keys, unnest(days) AS d WHERE kind = 3) x GROUP BY 2, 3, 4;
   `,
+  // A page's extracted HTML fragments (search results' metadata), kept with its document version.
+  `ALTER TABLE documents ADD COLUMN metadata text;`,
+  // Website sources, the crawler's record of each page and the frontier a retried crawl job resumes from.
+  `
+  CREATE TABLE sources (
+    uid text COLLATE "C" PRIMARY KEY,
+    kind text NOT NULL,
+    index_uid text NOT NULL,
+    settings text NOT NULL,
+    crawl text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE TABLE source_pages (
+    source_uid text COLLATE "C" NOT NULL,
+    url text COLLATE "C" NOT NULL,
+    etag text,
+    last_modified text,
+    content_hash text,
+    status text NOT NULL,
+    reason text,
+    last_seen_crawl integer NOT NULL,
+    PRIMARY KEY (source_uid, url)
+  );
+  CREATE TABLE source_frontier (
+    seq bigserial PRIMARY KEY,
+    source_uid text COLLATE "C" NOT NULL,
+    url text COLLATE "C" NOT NULL,
+    depth integer NOT NULL,
+    done boolean NOT NULL,
+    UNIQUE (source_uid, url)
+  );
+  `,
 ];
 
 /**

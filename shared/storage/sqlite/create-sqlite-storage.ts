@@ -9,6 +9,7 @@ import { SqliteIndexRegistry } from './sqlite-index-registry.js';
 import { SqliteKeyStore } from './sqlite-key-store.js';
 import { SqliteSectionStore } from './sqlite-section-store.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
+import { SqliteSourceStore } from './sqlite-source-store.js';
 
 export interface SqliteStorageOptions {
   dataDir: string;
@@ -37,6 +38,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     configurations: new SqliteConfigurationStore(db),
     conversations: new SqliteConversationStore(db),
     events: new SqliteEventStore(eventsDb),
+    sources: new SqliteSourceStore(db),
     ping: async () => {
       db.prepare('SELECT 1').get();
       searchDb.prepare('SELECT 1').get();

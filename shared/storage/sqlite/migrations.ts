@@ -111,6 +111,40 @@ export const DOCUMENT_MIGRATIONS: Migration[] = [
   CREATE INDEX web_sessions_expiry ON web_sessions (expires_at);
   ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
   `,
+  // A page's extracted HTML fragments (search results' metadata), kept with its document version.
+  `ALTER TABLE documents ADD COLUMN metadata TEXT;`,
+  // Website sources, the crawler's record of each page (validators, content hash) and the frontier a
+  // retried crawl job resumes from.
+  `
+  CREATE TABLE sources (
+    uid TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    index_uid TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    crawl TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE source_pages (
+    source_uid TEXT NOT NULL,
+    url TEXT NOT NULL,
+    etag TEXT,
+    last_modified TEXT,
+    content_hash TEXT,
+    status TEXT NOT NULL,
+    reason TEXT,
+    last_seen_crawl INTEGER NOT NULL,
+    PRIMARY KEY (source_uid, url)
+  ) WITHOUT ROWID;
+  CREATE TABLE source_frontier (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    source_uid TEXT NOT NULL,
+    url TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    done INTEGER NOT NULL,
+    UNIQUE (source_uid, url)
+  );
+  `,
 ];
 
 /**

@@ -1,0 +1,92 @@
+/** What a website source crawls and keeps; the admin API's body fields, camel-cased. */
+export interface WebsiteSettings {
+  startUrls: string[];
+  sitemaps: string[];
+  include: string[];
+  exclude: string[];
+  maxPages: number;
+  maxDepth: number;
+  /** null: the extractor's default. */
+  contentSelector: string | null;
+  /** null: the extractor's defaults (navigation, site header and footer, scripts...). */
+  dropSelectors: string[] | null;
+  fragments: string[];
+  /** null: crawled only when asked to. */
+  recrawlHours: number | null;
+}
+
+export type CrawlStateName = 'idle' | 'queued' | 'running' | 'done' | 'failed';
+
+/** The latest crawl of a source, kept with the source so a retried job resumes from it. */
+export interface CrawlProgress {
+  state: CrawlStateName;
+  /** Numbers the crawls of a source; page records carry the number of the last crawl that saw them. */
+  crawl: number;
+  discovered: number;
+  fetched: number;
+  indexed: number;
+  skipped: number;
+  failed: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  lastError: string | null;
+}
+
+export interface SourceRecord {
+  uid: string;
+  kind: 'website';
+  /** The push index the source's pages are written to. */
+  indexUid: string;
+  settings: WebsiteSettings;
+  crawl: CrawlProgress;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One url the crawler has dealt with: what a recrawl sends as validators and compares content with. */
+export interface PageRecord {
+  url: string;
+  etag: string | null;
+  lastModified: string | null;
+  /** Of the extracted text; null when the page was never indexed. */
+  contentHash: string | null;
+  /** `indexed` pages are in the index under their url; the rest are not. */
+  status: 'indexed' | 'duplicate' | 'skipped' | 'failed';
+  reason: string | null;
+  lastSeenCrawl: number;
+}
+
+/** A url waiting to be fetched in the current crawl, with its link depth from a seed. */
+export interface FrontierEntry {
+  url: string;
+  depth: number;
+}
+
+export const IDLE_CRAWL: CrawlProgress = {
+  state: 'idle', crawl: 0, discovered: 0, fetched: 0, indexed: 0, skipped: 0, failed: 0, startedAt: null, finishedAt: null, lastError: null,
+};
+
+export interface SourceStore {
+  insert(record: SourceRecord): Promise<void>;
+  get(uid: string): Promise<SourceRecord | null>;
+  list(): Promise<SourceRecord[]>;
+  /** Replaces settings and updatedAt (the caller merged the patch); the crawl is left as it is. False when missing. */
+  replaceSettings(uid: string, settings: WebsiteSettings, updatedAt: number): Promise<boolean>;
+  /** Replaces the crawl progress; false when the source is gone (deleted mid-crawl). */
+  setCrawl(uid: string, crawl: CrawlProgress): Promise<boolean>;
+  /** The source with its pages and frontier. */
+  delete(uid: string): Promise<boolean>;
+
+  page(sourceUid: string, url: string): Promise<PageRecord | null>;
+  /** Every page record of the source, by url. */
+  pages(sourceUid: string): Promise<PageRecord[]>;
+  upsertPage(sourceUid: string, page: PageRecord): Promise<void>;
+  deletePage(sourceUid: string, url: string): Promise<void>;
+
+  /** Adds urls not already in the frontier (first one wins), in order. */
+  addToFrontier(sourceUid: string, entries: FrontierEntry[]): Promise<void>;
+  /** Every url the frontier ever held in this crawl, in the order added, with whether it was dealt with. */
+  frontier(sourceUid: string): Promise<(FrontierEntry & { done: boolean })[]>;
+  markDone(sourceUid: string, url: string): Promise<void>;
+  clearFrontier(sourceUid: string): Promise<void>;
+}

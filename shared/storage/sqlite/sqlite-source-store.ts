@@ -1,0 +1,100 @@
+import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, WebsiteSettings } from '../ports/source-store.js';
+import { pageRecordOf, sourceRecordOf, type PageRow, type SourceRow } from '../source-rows.js';
+import { immediate, type Db } from './open-database.js';
+
+export class SqliteSourceStore implements SourceStore {
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.q = {
+      insert: db.prepare(
+        `INSERT INTO sources (uid, kind, index_uid, settings, crawl, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      get: db.prepare<[string], SourceRow>(`SELECT * FROM sources WHERE uid = ?`),
+      list: db.prepare<[], SourceRow>(`SELECT * FROM sources ORDER BY uid`),
+      settings: db.prepare(`UPDATE sources SET settings = ?, updated_at = ? WHERE uid = ?`),
+      crawl: db.prepare(`UPDATE sources SET crawl = ? WHERE uid = ?`),
+      delete: db.prepare(`DELETE FROM sources WHERE uid = ?`),
+      deletePages: db.prepare(`DELETE FROM source_pages WHERE source_uid = ?`),
+      page: db.prepare<[string, string], PageRow>(`SELECT * FROM source_pages WHERE source_uid = ? AND url = ?`),
+      pages: db.prepare<[string], PageRow>(`SELECT * FROM source_pages WHERE source_uid = ? ORDER BY url`),
+      upsertPage: db.prepare(
+        `INSERT INTO source_pages (source_uid, url, etag, last_modified, content_hash, status, reason, last_seen_crawl)
+         VALUES (@sourceUid, @url, @etag, @lastModified, @contentHash, @status, @reason, @lastSeenCrawl)
+         ON CONFLICT (source_uid, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+           content_hash = excluded.content_hash, status = excluded.status, reason = excluded.reason, last_seen_crawl = excluded.last_seen_crawl`,
+      ),
+      deletePage: db.prepare(`DELETE FROM source_pages WHERE source_uid = ? AND url = ?`),
+      addFrontier: db.prepare(`INSERT INTO source_frontier (source_uid, url, depth, done) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING`),
+      frontier: db.prepare<[string], { url: string; depth: number; done: number }>(
+        `SELECT url, depth, done FROM source_frontier WHERE source_uid = ? ORDER BY seq`,
+      ),
+      markDone: db.prepare(`UPDATE source_frontier SET done = 1 WHERE source_uid = ? AND url = ?`),
+      clearFrontier: db.prepare(`DELETE FROM source_frontier WHERE source_uid = ?`),
+    };
+  }
+
+  async insert(s: SourceRecord) {
+    this.q.insert.run(s.uid, s.kind, s.indexUid, JSON.stringify(s.settings), JSON.stringify(s.crawl), s.createdAt, s.updatedAt);
+  }
+
+  async get(uid: string) {
+    const r = this.q.get.get(uid);
+    return r ? sourceRecordOf(r) : null;
+  }
+
+  async list() {
+    return this.q.list.all().map(sourceRecordOf);
+  }
+
+  async replaceSettings(uid: string, settings: WebsiteSettings, updatedAt: number) {
+    return this.q.settings.run(JSON.stringify(settings), updatedAt, uid).changes > 0;
+  }
+
+  async setCrawl(uid: string, crawl: CrawlProgress) {
+    return this.q.crawl.run(JSON.stringify(crawl), uid).changes > 0;
+  }
+
+  async delete(uid: string) {
+    return immediate(this.db, () => {
+      this.q.deletePages.run(uid);
+      this.q.clearFrontier.run(uid);
+      return this.q.delete.run(uid).changes > 0;
+    });
+  }
+
+  async page(sourceUid: string, url: string) {
+    const r = this.q.page.get(sourceUid, url);
+    return r ? pageRecordOf(r) : null;
+  }
+
+  async pages(sourceUid: string) {
+    return this.q.pages.all(sourceUid).map(pageRecordOf);
+  }
+
+  async upsertPage(sourceUid: string, page: PageRecord) {
+    this.q.upsertPage.run({ sourceUid, ...page });
+  }
+
+  async deletePage(sourceUid: string, url: string) {
+    this.q.deletePage.run(sourceUid, url);
+  }
+
+  async addToFrontier(sourceUid: string, entries: FrontierEntry[]) {
+    immediate(this.db, () => {
+      for (const e of entries) this.q.addFrontier.run(sourceUid, e.url, e.depth);
+    });
+  }
+
+  async frontier(sourceUid: string) {
+    return this.q.frontier.all(sourceUid).map((r) => ({ url: r.url, depth: r.depth, done: r.done === 1 }));
+  }
+
+  async markDone(sourceUid: string, url: string) {
+    this.q.markDone.run(sourceUid, url);
+  }
+
+  async clearFrontier(sourceUid: string) {
+    this.q.clearFrontier.run(sourceUid);
+  }
+}
