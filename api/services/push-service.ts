@@ -1,3 +1,4 @@
+import { encodeMetadata, hashWithMetadata, type DocumentMetadata } from '../../shared/documents/document-metadata.js';
 import { encodeFields } from '../../shared/documents/fields-hash.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { acceptsPush, type IndexRecord } from '../../shared/indexes/index-schema.js';
@@ -19,12 +20,19 @@ export class PushService {
     return index;
   }
 
-  upsert(index: IndexRecord, uid: string, doc: PushDocument): Promise<WriteOutcome> {
-    return this.writer.write({ indexId: index.id, uid, ...encodeFields(pageFields(doc)) });
+  /**
+   * `metadata`: the page's extracted fragments, which its search results carry. Internal writers
+   * only (the crawler): the push API's body has no such field. Throws `invalid_document` when it is
+   * malformed or over MAX_METADATA_BYTES.
+   */
+  upsert(index: IndexRecord, uid: string, doc: PushDocument, metadata?: DocumentMetadata): Promise<WriteOutcome> {
+    return this.writer.write({ indexId: index.id, uid, ...encodePage(uid, doc, metadata) });
   }
 
-  upsertMany(index: IndexRecord, docs: { uid: string; doc: PushDocument }[]): Promise<WriteOutcome[]> {
-    return this.writer.writeMany(docs.map(({ uid, doc }) => ({ indexId: index.id, uid, ...encodeFields(pageFields(doc)) })));
+  upsertMany(index: IndexRecord, docs: { uid: string; doc: PushDocument; metadata?: DocumentMetadata }[]): Promise<WriteOutcome[]> {
+    // Every document is checked before any is written: a batch is accepted or refused whole.
+    const writes = docs.map(({ uid, doc, metadata }) => ({ indexId: index.id, uid, ...encodePage(uid, doc, metadata) }));
+    return this.writer.writeMany(writes);
   }
 
   delete(index: IndexRecord, uid: string): Promise<WriteOutcome> {
@@ -48,6 +56,13 @@ export class PushService {
   async progress(index: IndexRecord) {
     return { index_uid: index.uid, ...(await this.storage.documents.progress(index.id)), embedder: index.embedder };
   }
+}
+
+function encodePage(uid: string, doc: PushDocument, metadata: DocumentMetadata | undefined) {
+  const encoded = encodeFields(pageFields(doc));
+  if (metadata === undefined) return encoded;
+  const json = encodeMetadata(uid, metadata);
+  return { ...encoded, metadata: json, hash: hashWithMetadata(encoded.hash, json) };
 }
 
 /** Optional fields left out are stored as absent, so `{}` and `{source_url: null}` hash the same. */

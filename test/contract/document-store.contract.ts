@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { encodeMetadata, hashWithMetadata, type DocumentMetadata } from '../../shared/documents/document-metadata.js';
 import { encodeFields } from '../../shared/documents/fields-hash.js';
 import type { DocumentWrite } from '../../shared/storage/ports/document-store.js';
 import type { Storage } from '../../shared/storage/ports/storage.js';
@@ -11,6 +12,18 @@ function write(indexId: number, uid: string, fields: Record<string, unknown> | n
   if (fields === null) return { indexId, uid, fields: null, hash: null, job };
   return { indexId, uid, ...encodeFields(fields), job };
 }
+
+/** A put carrying metadata, hashed as the push service hashes it. */
+function writeWithMetadata(indexId: number, uid: string, fields: Record<string, unknown>, metadata: DocumentMetadata): DocumentWrite {
+  const encoded = encodeFields(fields);
+  const json = encodeMetadata(uid, metadata);
+  return { indexId, uid, ...encoded, hash: hashWithMetadata(encoded.hash, json), metadata: json, job: 'job-1' };
+}
+
+const PRICE: DocumentMetadata = [
+  { selector: '.price', matches: [{ type: 'tag', tag: 'span', attr: { class: 'price' }, children: [{ type: 'text', data: '9 €' }] }] },
+  { selector: '.stock', matches: [] },
+];
 
 export function documentStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: document store`, () => {
@@ -76,6 +89,33 @@ export function documentStoreContract(name: string, make: MakeStorage) {
       expect(await s.documents.list(index, 2, 'a')).toEqual([{ uid: 'b', fields: { title: 'b' } }, { uid: 'd', fields: { title: 'd' } }]);
       const fields = await s.documents.fields(index, ['a', 'c', 'nope']);
       expect([...fields.entries()]).toEqual([['a', { title: 'a' }]]);
+    });
+
+    it('keeps metadata with the version that carried it: stored, replaced, cleared and removed with the document', async () => {
+      const [a] = await s.documents.applyWrites([
+        writeWithMetadata(index, 'a', { title: 'A' }, PRICE), write(index, 'plain', { title: 'P' }),
+      ]);
+      expect([...(await s.documents.metadata(index, ['a', 'plain', 'nope'])).entries()]).toEqual([['a', PRICE]]);
+      expect(await s.documents.metadata(index, [])).toEqual(new Map());
+
+      // Same fields and fragments: nothing changes. Same fields, new fragments: a new version.
+      expect(await s.documents.applyWrites([writeWithMetadata(index, 'a', { title: 'A' }, PRICE)])).toEqual([{ uid: 'a', version: null }]);
+      const cheaper: DocumentMetadata = [{ selector: '.price', matches: [{ type: 'text', data: '5 €' }] }];
+      const [a2] = await s.documents.applyWrites([writeWithMetadata(index, 'a', { title: 'A' }, cheaper)]);
+      expect(a2.version!).toBeGreaterThan(a.version!);
+      expect((await s.documents.metadata(index, ['a'])).get('a')).toEqual(cheaper);
+
+      // A version written without metadata has none.
+      const [a3] = await s.documents.applyWrites([write(index, 'a', { title: 'A' })]);
+      expect(a3.version!).toBeGreaterThan(a2.version!);
+      expect((await s.documents.metadata(index, ['a'])).size).toBe(0);
+
+      await s.documents.applyWrites([writeWithMetadata(index, 'a', { title: 'A' }, PRICE)]);
+      const [del] = await s.documents.applyWrites([write(index, 'a', null)]);
+      expect((await s.documents.metadata(index, ['a'])).size).toBe(0);
+      await s.documents.markPublished(index, [], [{ uid: 'a', version: del.version! }]);
+      expect(await s.documents.get(index, 'a')).toBeNull();
+      expect((await s.documents.metadata(index, ['a'])).size).toBe(0);
     });
 
     it('loads only current pending versions, in the order asked', async () => {

@@ -1,3 +1,5 @@
+import type { DocumentMetadata } from '../../documents/document-metadata.js';
+
 export type DocumentFields = Record<string, unknown>;
 
 /** One accepted write. `fields: null` deletes. */
@@ -10,6 +12,11 @@ export interface DocumentWrite {
   hash: string | null;
   /** Pipeline job that will carry this write (assigned by the caller before the commit). */
   job: string;
+  /**
+   * The page's extracted HTML fragments as JSON (see encodeMetadata), kept with this version;
+   * absent or null: none. Internal writers only (the crawler); `hash` must cover it.
+   */
+  metadata?: string | null;
 }
 
 /** version null: the write changed nothing (identical re-push, or delete of an absent document). */
@@ -54,6 +61,11 @@ export interface DocumentStore {
   progress(indexId: number): Promise<IndexProgress>;
   /** The fields of the latest accepted write of each of these documents (deleted and absent ones left out). */
   fields(indexId: number, uids: string[]): Promise<Map<string, DocumentFields>>;
+  /**
+   * The metadata of the latest accepted write of each of these documents that has some. Read per
+   * search result rather than held by search engines, whose memory it would otherwise grow.
+   */
+  metadata(indexId: number, uids: string[]): Promise<Map<string, DocumentMetadata>>;
   /** The latest accepted write of a document, pending deletes included (fields null). */
   get(indexId: number, uid: string): Promise<(StoredDocument & { status: string; error: string | null }) | null>;
   /** Distinct jobs of documents pending since `olderThan` (ms epoch) or earlier. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { DocumentMetadata } from '../../documents/document-metadata.js';
 import type {
   DocumentFields, DocumentRef, DocumentStore, DocumentWrite, IndexProgress, StoredDocument, WriteOutcome,
 } from '../ports/document-store.js';
@@ -75,10 +76,12 @@ export class PgDocumentStore implements DocumentStore {
       if (f.length) {
         await c.query(
           `UPDATE documents d SET fields = u.fields, hash = u.hash, version = u.version, status = 'pending',
-             job = u.job, error = NULL, updated_at = $7
-           FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) AS u(i, uid, fields, hash, version, job)
+             job = u.job, error = NULL, updated_at = $7, metadata = u.metadata
+           FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $8::text[])
+             AS u(i, uid, fields, hash, version, job, metadata)
            WHERE d.index_id = u.i AND d.uid = u.uid`,
-          [f.map((w) => w.indexId), f.map((w) => w.uid), f.map((w) => w.fields), f.map((w) => w.hash), f.map((w) => w.version), f.map((w) => w.job), now],
+          [f.map((w) => w.indexId), f.map((w) => w.uid), f.map((w) => w.fields), f.map((w) => w.hash), f.map((w) => w.version), f.map((w) => w.job), now,
+            f.map((w) => (w.fields === null ? null : (w.metadata ?? null)))],
         );
       }
       // Placeholders of writes that changed nothing (deletes of absent documents) go again.
@@ -186,6 +189,15 @@ export class PgDocumentStore implements DocumentStore {
       [indexId, uids],
     );
     return new Map(rows.map((r) => [r.uid, JSON.parse(r.fields) as DocumentFields]));
+  }
+
+  async metadata(indexId: number, uids: string[]): Promise<Map<string, DocumentMetadata>> {
+    if (uids.length === 0) return new Map();
+    const { rows } = await this.pool.query<{ uid: string; metadata: string }>(
+      `SELECT uid, metadata FROM documents WHERE index_id = $1 AND uid = ANY($2::text[]) AND metadata IS NOT NULL`,
+      [indexId, uids],
+    );
+    return new Map(rows.map((r) => [r.uid, JSON.parse(r.metadata) as DocumentMetadata]));
   }
 
   async get(indexId: number, uid: string) {

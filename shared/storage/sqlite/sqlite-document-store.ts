@@ -1,3 +1,4 @@
+import type { DocumentMetadata } from '../../documents/document-metadata.js';
 import type {
   DocumentFields, DocumentRef, DocumentStore, DocumentWrite, IndexProgress, StoredDocument, WriteOutcome,
 } from '../ports/document-store.js';
@@ -27,9 +28,9 @@ export class SqliteDocumentStore implements DocumentStore {
         `SELECT uid, fields, hash, version, status FROM documents WHERE index_id = ? AND uid = ?`,
       ),
       upsert: db.prepare(
-        `INSERT INTO documents (index_id, uid, fields, hash, version, status, job, error, updated_at)
-         VALUES (@indexId, @uid, @fields, @hash, @version, 'pending', @job, NULL, @now)
-         ON CONFLICT (index_id, uid) DO UPDATE SET fields = excluded.fields, hash = excluded.hash,
+        `INSERT INTO documents (index_id, uid, fields, hash, version, status, job, error, updated_at, metadata)
+         VALUES (@indexId, @uid, @fields, @hash, @version, 'pending', @job, NULL, @now, @metadata)
+         ON CONFLICT (index_id, uid) DO UPDATE SET fields = excluded.fields, hash = excluded.hash, metadata = excluded.metadata,
            version = excluded.version, status = 'pending', job = excluded.job, error = NULL,
            updated_at = excluded.updated_at`,
       ),
@@ -57,6 +58,9 @@ export class SqliteDocumentStore implements DocumentStore {
         `SELECT uid, error, updated_at FROM documents
          WHERE index_id = ? AND status = 'failed' AND fields IS NOT NULL ORDER BY updated_at DESC LIMIT 1`,
       ),
+      metadata: db.prepare<[number, string], string>(
+        `SELECT metadata FROM documents WHERE index_id = ? AND uid = ? AND metadata IS NOT NULL`,
+      ).pluck(),
       full: db.prepare<[number, string], Row & { error: string | null }>(
         `SELECT uid, fields, hash, version, status, error FROM documents WHERE index_id = ? AND uid = ?`,
       ),
@@ -94,7 +98,7 @@ export class SqliteDocumentStore implements DocumentStore {
         const version = ++next;
         this.q.upsert.run({
           indexId: w.indexId, uid: w.uid, fields: w.fields,
-          hash: w.hash, version, job: w.job, now,
+          hash: w.hash, version, job: w.job, now, metadata: w.fields === null ? null : (w.metadata ?? null),
         });
         return { uid: w.uid, version };
       });
@@ -164,6 +168,15 @@ export class SqliteDocumentStore implements DocumentStore {
     for (const uid of uids) {
       const r = this.q.full.get(indexId, uid);
       if (r?.fields) out.set(uid, JSON.parse(r.fields) as DocumentFields);
+    }
+    return out;
+  }
+
+  async metadata(indexId: number, uids: string[]): Promise<Map<string, DocumentMetadata>> {
+    const out = new Map<string, DocumentMetadata>();
+    for (const uid of uids) {
+      const m = this.q.metadata.get(indexId, uid);
+      if (m !== undefined) out.set(uid, JSON.parse(m) as DocumentMetadata);
     }
     return out;
   }
