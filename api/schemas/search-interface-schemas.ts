@@ -47,12 +47,27 @@ export const supportForwardSchema = z.object({
 
 export const topQuestionsSchema = z.object({ uid });
 
+/** SPEC's node; `children` is described by words, as the document is written without recursive references. */
+const metadataNodeSchema = z.object({
+  type: z.enum(['tag', 'text']),
+  tag: z.string().optional().describe('tag nodes: the element name'),
+  attr: z.record(z.string(), z.string()).optional().describe('tag nodes: the attributes'),
+  children: z.array(z.record(z.string(), z.unknown())).optional().describe('tag nodes: child nodes, each of this same shape'),
+  data: z.string().optional().describe('text nodes: the text'),
+});
+const metadataEntrySchema = z.object({
+  selector: z.string().describe('The CSS selector of the fragment'),
+  matches: z.array(metadataNodeSchema).describe('The matching nodes of the page; empty when the fragment is not on it'),
+});
+
 const resultSchema = z.object({
   type: z.enum(['paragraph', 'instant_answer']),
   title: z.string().optional().describe('Present for paragraph results'),
   url: z.string().optional(),
   content: z.string().describe('paragraph: escaped plain text in <p>, line breaks as <span class="service line-break"></span>; instant_answer: sanitized HTML'),
   feedback_data: z.string().describe('Opaque signed base64; send back unchanged to the feedback endpoint'),
+  metadata: z.array(metadataEntrySchema).optional()
+    .describe('paragraph results of a source that extracts HTML fragments: one entry per configured selector; absent otherwise'),
   configuration: z.record(z.string(), z.unknown()).optional(),
 });
 export const widgetSearchResponseSchema = z.object({ results: z.array(resultSchema) });

@@ -25,11 +25,11 @@ export class PushService {
    * only (the crawler): the push API's body has no such field. Throws `invalid_document` when it is
    * malformed or over MAX_METADATA_BYTES.
    */
-  upsert(index: IndexRecord, uid: string, doc: PushDocument, metadata?: DocumentMetadata): Promise<WriteOutcome> {
+  async upsert(index: IndexRecord, uid: string, doc: PushDocument, metadata?: DocumentMetadata): Promise<WriteOutcome> {
     return this.writer.write({ indexId: index.id, uid, ...encodePage(uid, doc, metadata) });
   }
 
-  upsertMany(index: IndexRecord, docs: { uid: string; doc: PushDocument; metadata?: DocumentMetadata }[]): Promise<WriteOutcome[]> {
+  async upsertMany(index: IndexRecord, docs: { uid: string; doc: PushDocument; metadata?: DocumentMetadata }[]): Promise<WriteOutcome[]> {
     // Every document is checked before any is written: a batch is accepted or refused whole.
     const writes = docs.map(({ uid, doc, metadata }) => ({ indexId: index.id, uid, ...encodePage(uid, doc, metadata) }));
     return this.writer.writeMany(writes);

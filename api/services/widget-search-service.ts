@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { sessionHash } from '../../shared/auth/keyed-hash.js';
+import type { DocumentMetadata } from '../../shared/documents/document-metadata.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
@@ -36,6 +37,8 @@ export interface WidgetResult {
   url?: string;
   content: string;
   feedback_data: string;
+  /** A paragraph's page fragments, when its source extracts them (SPEC: absent otherwise). */
+  metadata?: DocumentMetadata;
   configuration?: Record<string, unknown>;
 }
 
@@ -114,6 +117,7 @@ export class WidgetSearchService {
 
     const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(config.uid)).slice(0, config.resultCount);
     const paragraphs = await this.rankParagraphs(config, states, req, normalized, config.resultCount - answers.length);
+    const metadata = await this.metadataOf(paragraphs);
 
     let position = 0;
     const sign = (i: string, d: string, s: number) =>
@@ -129,12 +133,14 @@ export class WidgetSearchService {
       ...paragraphs.map(({ index, unit }) => {
         const { uid, section } = index.units[unit];
         const url = this.urlOf(index, uid, section.anchor);
+        const fragments = metadata.get(index)?.get(uid);
         return {
           type: 'paragraph' as const,
           title: section.title,
           ...(url ? { url } : {}),
           content: paragraphHtml(section.text),
           feedback_data: sign(index.index.uid, uid, section.id),
+          ...(fragments ? { metadata: fragments } : {}),
         };
       }),
     ];
@@ -157,6 +163,21 @@ export class WidgetSearchService {
       const { uid, section } = index.units[unit];
       return { indexUid: index.index.uid, docUid: uid, sectionId: section.id, title: section.title, url: this.urlOf(index, uid, section.anchor), text: section.text };
     });
+  }
+
+  /**
+   * The metadata of the paragraphs' documents, read per search from the document store (one read
+   * per index with results) instead of held in the loaded indexes: fragments can be large.
+   */
+  private async metadataOf(hits: Hit[]): Promise<Map<IndexState, Map<string, DocumentMetadata>>> {
+    const uids = new Map<IndexState, string[]>();
+    for (const { index, unit } of hits) {
+      const list = uids.get(index);
+      if (list) list.push(index.units[unit].uid);
+      else uids.set(index, [index.units[unit].uid]);
+    }
+    const reads = [...uids].map(async ([index, list]) => [index, await this.storage.documents.metadata(index.index.id, list)] as const);
+    return new Map(await Promise.all(reads));
   }
 
   /** The configuration's indexes as loaded for search (an index deleted since is skipped). */
