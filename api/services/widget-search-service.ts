@@ -167,14 +167,16 @@ export class WidgetSearchService {
 
   /**
    * The metadata of the paragraphs' documents, read per search from the document store (one read
-   * per index with results) instead of held in the loaded indexes: fragments can be large.
+   * per index with such results) instead of held in the loaded indexes: fragments can be large.
    */
   private async metadataOf(hits: Hit[]): Promise<Map<IndexState, Map<string, DocumentMetadata>>> {
     const uids = new Map<IndexState, string[]>();
     for (const { index, unit } of hits) {
+      const uid = index.units[unit].uid;
+      if (!index.docsWithMetadata.has(uid)) continue;
       const list = uids.get(index);
-      if (list) list.push(index.units[unit].uid);
-      else uids.set(index, [index.units[unit].uid]);
+      if (list) list.push(uid);
+      else uids.set(index, [uid]);
     }
     const reads = [...uids].map(async ([index, list]) => [index, await this.storage.documents.metadata(index.index.id, list)] as const);
     return new Map(await Promise.all(reads));

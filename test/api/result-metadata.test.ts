@@ -81,6 +81,16 @@ describe('paragraph results carry their page fragments as metadata', () => {
     expect('metadata' in (await resultTitled('ui', 'teapot', 'Porcelain teapot'))).toBe(false);
   });
 
+  it('gives a page that gains fragments its metadata once that version is live', async () => {
+    const mugFragments: DocumentMetadata = [{ selector: '.price', matches: [{ type: 'text', data: '8 €' }] }];
+    await push.upsert(index, 'mug', { title: 'Stoneware mug', content: '<p>Holds coffee or cocoa.</p>' }, mugFragments);
+    await settled();
+    expect((await resultTitled('ui', 'mug coffee', 'Stoneware mug')).metadata).toEqual(mugFragments);
+    await push.upsert(index, 'mug', { title: 'Stoneware mug', content: '<p>Holds coffee or cocoa.</p>' });
+    await settled();
+    expect('metadata' in (await resultTitled('tool', 'mug coffee', 'Stoneware mug'))).toBe(false);
+  });
+
   it('refuses metadata that is malformed or over the size limit, storing nothing', async () => {
     const doc = { title: 'Huge page', content: '<p>Too many fragments.</p>' };
     const huge: DocumentMetadata = [{ selector: 'p', matches: [{ type: 'text', data: 'x'.repeat(MAX_METADATA_BYTES) }] }];

@@ -96,7 +96,9 @@ export function documentStoreContract(name: string, make: MakeStorage) {
         writeWithMetadata(index, 'a', { title: 'A' }, PRICE), write(index, 'plain', { title: 'P' }),
       ]);
       expect([...(await s.documents.metadata(index, ['a', 'plain', 'nope'])).entries()]).toEqual([['a', PRICE]]);
+      expect([...(await s.documents.withMetadata(index, ['a', 'plain', 'nope']))]).toEqual(['a']);
       expect(await s.documents.metadata(index, [])).toEqual(new Map());
+      expect(await s.documents.withMetadata(index, [])).toEqual(new Set());
 
       // Same fields and fragments: nothing changes. Same fields, new fragments: a new version.
       expect(await s.documents.applyWrites([writeWithMetadata(index, 'a', { title: 'A' }, PRICE)])).toEqual([{ uid: 'a', version: null }]);
@@ -109,10 +111,13 @@ export function documentStoreContract(name: string, make: MakeStorage) {
       const [a3] = await s.documents.applyWrites([write(index, 'a', { title: 'A' })]);
       expect(a3.version!).toBeGreaterThan(a2.version!);
       expect((await s.documents.metadata(index, ['a'])).size).toBe(0);
+      expect((await s.documents.withMetadata(index, ['a'])).size).toBe(0);
 
       await s.documents.applyWrites([writeWithMetadata(index, 'a', { title: 'A' }, PRICE)]);
+      expect((await s.documents.withMetadata(index, ['a'])).has('a')).toBe(true);
       const [del] = await s.documents.applyWrites([write(index, 'a', null)]);
       expect((await s.documents.metadata(index, ['a'])).size).toBe(0);
+      expect((await s.documents.withMetadata(index, ['a'])).size).toBe(0);
       await s.documents.markPublished(index, [], [{ uid: 'a', version: del.version! }]);
       expect(await s.documents.get(index, 'a')).toBeNull();
       expect((await s.documents.metadata(index, ['a'])).size).toBe(0);

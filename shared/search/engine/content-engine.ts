@@ -143,10 +143,13 @@ export class ContentEngine {
     const uids = [...byDoc.keys()];
     for (let i = 0; i < uids.length; i += FIELDS_BATCH) {
       const part = uids.slice(i, i + FIELDS_BATCH);
-      const fields = await this.storage.documents.fields(state.index.id, part);
+      const [fields, withMetadata] = await Promise.all([
+        this.storage.documents.fields(state.index.id, part),
+        this.storage.documents.withMetadata(state.index.id, part),
+      ]);
       for (const uid of part) {
         const sections = byDoc.get(uid)!;
-        state.setDocument(uid, sections, fields.get(uid) ?? null);
+        state.setDocument(uid, sections, fields.get(uid) ?? null, withMetadata.has(uid));
         if (this.memory) await this.feedMemory(state, uid, sections);
       }
     }

@@ -23,6 +23,8 @@ export class IndexState {
   readonly units: Unit[] = [];
   readonly docUnits = new Map<string, number[]>();
   readonly docFields = new Map<string, DocumentFields>();
+  /** Documents written with metadata (page fragments); the fragments themselves stay in the document store. */
+  readonly docsWithMetadata = new Set<string>();
   private readonly docTerms = new Map<string, Map<string, string[]>>();
   readonly analyzer: Analyzer;
   /** The change-feed entry this copy has applied up to. */
@@ -41,7 +43,7 @@ export class IndexState {
   }
 
   /** Replaces a document's units; `sections` empty and `fields` null removes it. */
-  setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null): void {
+  setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null, hasMetadata = false): void {
     this.filterCache.clear();
     for (const u of this.docUnits.get(uid) ?? []) {
       this.inverted.remove(u, this.units[u].terms);
@@ -49,6 +51,7 @@ export class IndexState {
     this.docUnits.delete(uid);
     this.docFields.delete(uid);
     this.docTerms.delete(uid);
+    this.docsWithMetadata.delete(uid);
     if (!fields || sections.length === 0) return;
     const title = typeof fields.title === 'string' && this.index.fields.title ? this.analyzer.analyze(fields.title) : null;
     const ids: number[] = [];
@@ -67,6 +70,7 @@ export class IndexState {
     }
     this.docUnits.set(uid, ids);
     this.docFields.set(uid, fields);
+    if (hasMetadata) this.docsWithMetadata.add(uid);
   }
 
   /** The unit of a document's section at `ord`, if that version is the one held here. */

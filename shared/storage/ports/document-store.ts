@@ -66,6 +66,8 @@ export interface DocumentStore {
    * search result rather than held by search engines, whose memory it would otherwise grow.
    */
   metadata(indexId: number, uids: string[]): Promise<Map<string, DocumentMetadata>>;
+  /** Which of these documents' latest accepted writes carry metadata, without reading it. */
+  withMetadata(indexId: number, uids: string[]): Promise<Set<string>>;
   /** The latest accepted write of a document, pending deletes included (fields null). */
   get(indexId: number, uid: string): Promise<(StoredDocument & { status: string; error: string | null }) | null>;
   /** Distinct jobs of documents pending since `olderThan` (ms epoch) or earlier. */

@@ -200,6 +200,15 @@ export class PgDocumentStore implements DocumentStore {
     return new Map(rows.map((r) => [r.uid, JSON.parse(r.metadata) as DocumentMetadata]));
   }
 
+  async withMetadata(indexId: number, uids: string[]): Promise<Set<string>> {
+    if (uids.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ uid: string }>(
+      `SELECT uid FROM documents WHERE index_id = $1 AND uid = ANY($2::text[]) AND metadata IS NOT NULL`,
+      [indexId, uids],
+    );
+    return new Set(rows.map((r) => r.uid));
+  }
+
   async get(indexId: number, uid: string) {
     const { rows } = await this.pool.query<Row & { error: string | null }>(
       `SELECT uid, fields, version, status, error FROM documents WHERE index_id = $1 AND uid = $2`,

@@ -61,6 +61,9 @@ export class SqliteDocumentStore implements DocumentStore {
       metadata: db.prepare<[number, string], string>(
         `SELECT metadata FROM documents WHERE index_id = ? AND uid = ? AND metadata IS NOT NULL`,
       ).pluck(),
+      hasMetadata: db.prepare<[number, string], number>(
+        `SELECT 1 FROM documents WHERE index_id = ? AND uid = ? AND metadata IS NOT NULL`,
+      ).pluck(),
       full: db.prepare<[number, string], Row & { error: string | null }>(
         `SELECT uid, fields, hash, version, status, error FROM documents WHERE index_id = ? AND uid = ?`,
       ),
@@ -179,6 +182,10 @@ export class SqliteDocumentStore implements DocumentStore {
       if (m !== undefined) out.set(uid, JSON.parse(m) as DocumentMetadata);
     }
     return out;
+  }
+
+  async withMetadata(indexId: number, uids: string[]): Promise<Set<string>> {
+    return new Set(uids.filter((uid) => this.q.hasMetadata.get(indexId, uid) !== undefined));
   }
 
   async get(indexId: number, uid: string) {
