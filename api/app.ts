@@ -40,6 +40,9 @@ import { FeedbackSigner } from '../shared/feedback/feedback-token.js';
 import type { Embedder } from '../shared/llm/ports/embedder.js';
 import { adminConfigurationsRouter } from './routes/admin-configurations.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
+import { adminSourcesRouter } from './routes/admin-sources.js';
+import { SourceService } from './services/source-service.js';
+import { createCrawlQueue } from '../shared/jobs/crawl-queue.js';
 import { paramsOf, searchInterfaceRouter } from './routes/search-interface.js';
 import { searchRateLimit } from './middleware/rate-limit.js';
 import { searchCors } from './middleware/search-cors.js';
@@ -115,8 +118,10 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const subscriber = deps.redis.duplicate();
   const generation = new GenerationClient(generationQueue, deps.redis, subscriber, config.redis.prefix, config.generation.timeoutMs);
   const widgetAnswers = new WidgetAnswerService(storage, widgetSearch, generation, signer, secret);
+  const crawlQueue = createCrawlQueue(deps.redis, config.redis.prefix, config.pipeline.attempts);
   app.locals.close = async () => {
     await generationQueue.close();
+    await crawlQueue.close();
     subscriber.disconnect();
   };
 
@@ -156,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(contentSearchRouter(new ContentSearchService(engine)));
   app.use(adminRouter(storage, indexes, auth));
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
+  app.use(adminSourcesRouter(new SourceService(storage, indexes, push, crawlQueue, { allowPrivate: config.crawl.allowPrivate })));
   // Generations are jobs too: a stuck or failing generator shows on the operations page beside the pipeline.
   app.use(adminOperationsRouter({ storage, redis: deps.redis, queues: { ...queues, [GENERATION_QUEUE]: generationQueue }, dashboard: config.http.dashboard }));
   app.use(notFound);

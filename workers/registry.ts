@@ -1,5 +1,6 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { CRAWL_QUEUE } from '../shared/jobs/crawl-queue.js';
 import type { PayloadOf, PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
 import { EmbedderError } from '../shared/llm/ports/embedder.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
@@ -28,9 +29,11 @@ export interface WorkerOptions {
  * backoff, and when the last attempt fails the batch's documents are marked failed with the reason,
  * so a pusher sees it in the index progress instead of a document pending forever.
  */
-export function startWorkers(queues: PipelineQueueName[], ctx: WorkerContext, o: WorkerOptions): Worker[] {
+export function startWorkers(queues: readonly (PipelineQueueName | typeof CRAWL_QUEUE)[], ctx: WorkerContext, o: WorkerOptions): Worker[] {
   const metrics = new JobMetrics(o.connection, o.prefix);
-  return queues.map((name) => {
+  // The crawl queue needs the crawl settings: startCrawlWorker (workers/crawl) runs it.
+  const pipeline = queues.filter((q): q is PipelineQueueName => q !== CRAWL_QUEUE);
+  return pipeline.map((name) => {
     const handler = HANDLERS[name] as (job: Job, ctx: WorkerContext) => Promise<unknown>;
     const worker = new Worker(
       name,

@@ -14,6 +14,7 @@ import {
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import { sessionViewSchema, signInSchema } from '../schemas/session-schemas.js';
+import { createSourceSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
 } from '../schemas/push-schemas.js';
@@ -114,10 +115,22 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
 }
 
 const configParam = param('uid', 'path', 'Configuration uid');
+const sourceParam = param('uid', 'path', 'Source uid');
 
 const paths = {
   ...searchInterfacePaths('tool'),
   ...searchInterfacePaths('ui'),
+  '/v1/admin/sources': {
+    post: { summary: 'Create a website source and its own push index (index_uid: source-<uid>)', security: auth, requestBody: { required: true, content: json(createSourceSchema) }, responses: { '201': ok('Created', sourceViewSchema), '400': err('Invalid settings (named in the message): a bad url, pattern or CSS selector, no start url or sitemap, or a private address'), '409': err('A source with this uid exists'), ...common } },
+  },
+  '/v1/admin/sources/{uid}': {
+    get: { summary: 'One source with the progress of its latest crawl', security: auth, parameters: [sourceParam], responses: { '200': ok('Source', sourceViewSchema), '404': err('Unknown source'), ...common } },
+    patch: { summary: 'Change some settings (the next crawl uses them)', security: auth, parameters: [sourceParam], requestBody: { required: true, content: json(updateSourceSchema) }, responses: { '200': ok('Updated', sourceViewSchema), '400': err('Invalid settings'), '404': err('Unknown source'), ...common } },
+    delete: { summary: 'Delete a source, its page records and its pages in its index', security: auth, parameters: [sourceParam], responses: { '204': ok('Deleted'), '404': err('Unknown source'), ...common } },
+  },
+  '/v1/admin/sources/{uid}/crawl': {
+    post: { summary: 'Start a crawl now (a crawl already queued or running is left to finish)', security: auth, parameters: [sourceParam], responses: { '202': ok('Queued', sourceViewSchema), '404': err('Unknown source'), ...common } },
+  },
   '/v1/admin/configurations': {
     post: { summary: 'Create an API Tool (variant tool) or API UI (variant ui)', security: auth, requestBody: { required: true, content: json(createConfigurationSchema) }, responses: { '201': ok('Created', configurationViewSchema), '400': err('Invalid settings or unknown index'), ...common } },
     get: { summary: 'List configurations', security: auth, responses: { '200': ok('Configurations', z.object({ configurations: z.array(configurationViewSchema) })), ...common } },

@@ -32,7 +32,7 @@ function trustProxy(v: string): boolean | number | string {
   return /^\d+$/.test(v) ? Number(v) : v;
 }
 
-const QUEUE_NAMES = ['section', 'embed', 'index'] as const;
+const QUEUE_NAMES = ['section', 'embed', 'index', 'crawl'] as const;
 export type PipelineQueue = (typeof QUEUE_NAMES)[number];
 
 const envSchema = z.object({
@@ -80,6 +80,8 @@ const envSchema = z.object({
   QUARRY_EMBEDDINGS_DIMENSIONS: int(1, 65536).optional(),
   QUARRY_EMBEDDINGS_MODEL_PATH: z.string().optional(),
   QUARRY_DASHBOARD: bool.default(true),
+  QUARRY_CRAWL_ALLOW_PRIVATE: bool.default(false),
+  QUARRY_CRAWL_CONTACT_URL: z.string().url().default('http://localhost:8080'),
   QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
   QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
   QUARRY_TRUST_PROXY: z.string().default('false'),
@@ -143,6 +145,12 @@ function buildConfig(e: z.output<typeof envSchema>) {
       nice: e.QUARRY_WORKER_NICE,
       reconcileMs: e.QUARRY_RECONCILE_SECONDS * 1000,
       reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_SECONDS * 1000,
+    },
+    crawl: {
+      /** Let website sources reach private and loopback addresses (tests, intranets). */
+      allowPrivate: e.QUARRY_CRAWL_ALLOW_PRIVATE,
+      /** In the crawler's user agent, so site owners can see who crawls them. */
+      contactUrl: e.QUARRY_CRAWL_CONTACT_URL,
     },
     embeddings: embeddingsConfig(e),
   };

@@ -1,0 +1,169 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { z } from 'zod';
+import { isPublicAddress } from '../../shared/crawl/public-address.js';
+import { AppError } from '../../shared/errors/app-error.js';
+import { enqueueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import { IDLE_CRAWL, type SourceRecord, type WebsiteSettings } from '../../shared/storage/ports/source-store.js';
+import type { createSourceSchema, updateSourceSchema } from '../schemas/source-schemas.js';
+import type { IndexService } from './index-service.js';
+import type { PushService } from './push-service.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A source's pages go to an index of its own, named after it. */
+export const sourceIndexUid = (uid: string) => `source-${uid}`;
+
+/** The language the source's index analyses text in; its index can be switched like any other. */
+const SOURCE_LANGUAGE = 'en';
+const PROBLEMS_SHOWN = 100;
+
+type CreateBody = z.output<typeof createSourceSchema>;
+type UpdateBody = z.output<typeof updateSourceSchema>;
+
+/** Website sources: their settings, their own push index, and starting their crawls. */
+export class SourceService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly indexes: IndexService,
+    private readonly push: PushService,
+    private readonly crawls: CrawlQueue,
+    private readonly options: { allowPrivate: boolean },
+  ) {}
+
+  async create(body: CreateBody): Promise<SourceRecord> {
+    if (await this.storage.sources.get(body.uid)) throw new AppError('conflict', `Source '${body.uid}' already exists; change it with PATCH /v1/admin/sources/${body.uid}`);
+    const settings = settingsOf(body);
+    await this.checkAddresses(settings);
+    const { index } = await this.indexes.createPushIndex(sourceIndexUid(body.uid), SOURCE_LANGUAGE);
+    const now = Date.now();
+    const record: SourceRecord = { uid: body.uid, kind: 'website', indexUid: index.uid, settings, crawl: IDLE_CRAWL, createdAt: now, updatedAt: now };
+    await this.storage.sources.insert(record);
+    return record;
+  }
+
+  async get(uid: string): Promise<SourceRecord> {
+    const source = await this.storage.sources.get(uid);
+    if (!source) throw new AppError('not_found', `Source '${uid}' does not exist`);
+    return source;
+  }
+
+  async update(uid: string, patch: UpdateBody): Promise<SourceRecord> {
+    const source = await this.get(uid);
+    const s = source.settings;
+    const settings: WebsiteSettings = {
+      startUrls: patch.start_urls ?? s.startUrls,
+      sitemaps: patch.sitemaps ?? s.sitemaps,
+      include: patch.include ?? s.include,
+      exclude: patch.exclude ?? s.exclude,
+      maxPages: patch.max_pages ?? s.maxPages,
+      maxDepth: patch.max_depth ?? s.maxDepth,
+      contentSelector: patch.content_selector === undefined ? s.contentSelector : patch.content_selector,
+      dropSelectors: patch.drop_selectors === undefined ? s.dropSelectors : patch.drop_selectors,
+      fragments: patch.fragments ?? s.fragments,
+      recrawlHours: patch.recrawl_hours === undefined ? s.recrawlHours : patch.recrawl_hours,
+    };
+    if (settings.startUrls.length + settings.sitemaps.length === 0) {
+      throw new AppError('invalid_request', 'Invalid request: start_urls: give at least one of start_urls or sitemaps');
+    }
+    await this.checkAddresses(settings);
+    const now = Date.now();
+    if (!(await this.storage.sources.replaceSettings(uid, settings, now))) throw new AppError('not_found', `Source '${uid}' does not exist`);
+    return { ...source, settings, updatedAt: now };
+  }
+
+  /** The source, its page records and its pages in its index; the (then empty) index stays. */
+  async delete(uid: string): Promise<void> {
+    const source = await this.get(uid);
+    const index = await this.storage.indexes.get(source.indexUid);
+    if (index) {
+      const indexed = (await this.storage.sources.pages(uid)).filter((p) => p.status === 'indexed');
+      await Promise.all(indexed.map((p) => this.push.delete(index, p.url)));
+    }
+    await this.storage.sources.delete(uid);
+  }
+
+  /** Queues a crawl; a crawl already queued or running is left to finish and reported as it is. */
+  async startCrawl(uid: string): Promise<SourceRecord> {
+    const source = await this.get(uid);
+    if (source.crawl.state === 'queued' || source.crawl.state === 'running') return source;
+    const crawl = { ...IDLE_CRAWL, state: 'queued' as const, crawl: source.crawl.crawl + 1 };
+    if (!(await this.storage.sources.setCrawl(uid, crawl))) throw new AppError('not_found', `Source '${uid}' does not exist`);
+    await enqueueCrawl(this.crawls, { sourceUid: uid, crawl: crawl.crawl });
+    return { ...source, crawl };
+  }
+
+  async view(source: SourceRecord) {
+    const { settings: s, crawl: c } = source;
+    const problems = (await this.storage.sources.pages(source.uid))
+      .filter((p) => p.status !== 'indexed')
+      .slice(0, PROBLEMS_SHOWN)
+      .map((p) => ({ url: p.url, status: p.status as 'skipped' | 'failed' | 'duplicate', reason: p.reason }));
+    return {
+      uid: source.uid,
+      kind: source.kind,
+      index_uid: source.indexUid,
+      start_urls: s.startUrls,
+      sitemaps: s.sitemaps,
+      include: s.include,
+      exclude: s.exclude,
+      max_pages: s.maxPages,
+      max_depth: s.maxDepth,
+      content_selector: s.contentSelector,
+      drop_selectors: s.dropSelectors,
+      fragments: s.fragments,
+      recrawl_hours: s.recrawlHours,
+      created_at: iso(source.createdAt)!,
+      updated_at: iso(source.updatedAt)!,
+      crawl: {
+        state: c.state,
+        discovered: c.discovered,
+        fetched: c.fetched,
+        indexed: c.indexed,
+        skipped: c.skipped,
+        failed: c.failed,
+        started_at: iso(c.startedAt),
+        finished_at: iso(c.finishedAt),
+        last_error: c.lastError,
+        problems,
+      },
+    };
+  }
+
+  /**
+   * Refuses seeds on private and loopback addresses up front (the crawler refuses them again at
+   * every fetch). A host that does not resolve yet is let through: the crawl will report it.
+   */
+  private async checkAddresses(settings: WebsiteSettings): Promise<void> {
+    if (this.options.allowPrivate) return;
+    const seeds = [...settings.startUrls.map((u, i) => [`start_urls.${i}`, u]), ...settings.sitemaps.map((u, i) => [`sitemaps.${i}`, u])];
+    for (const [field, url] of seeds) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      let addresses: string[];
+      try {
+        addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+      } catch {
+        continue;
+      }
+      if (addresses.some((a) => !isPublicAddress(a))) {
+        throw new AppError('invalid_request', `Invalid request: ${field}: ${url} is on a private or loopback address, which the crawler refuses unless the operator sets QUARRY_CRAWL_ALLOW_PRIVATE=true`);
+      }
+    }
+  }
+}
+
+function settingsOf(b: CreateBody): WebsiteSettings {
+  return {
+    startUrls: b.start_urls,
+    sitemaps: b.sitemaps,
+    include: b.include,
+    exclude: b.exclude,
+    maxPages: b.max_pages,
+    maxDepth: b.max_depth,
+    contentSelector: b.content_selector,
+    dropSelectors: b.drop_selectors,
+    fragments: b.fragments,
+    recrawlHours: b.recrawl_hours,
+  };
+}

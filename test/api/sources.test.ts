@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { freshSchema } from '../helpers/postgres.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+const BACKENDS = {
+  sqlite: async () => ({ env: {}, drop: async () => {} }),
+  postgres: async () => {
+    const url = inject('databaseUrl');
+    const { schema, drop } = await freshSchema(url);
+    return { env: { QUARRY_STORAGE: 'postgres', DATABASE_URL: url, QUARRY_DATABASE_SCHEMA: schema }, drop };
+  },
+};
+
+const docs = {
+  uid: 'docs', kind: 'website', start_urls: ['https://docs.example.com/'], sitemaps: ['https://docs.example.com/sitemap.xml'],
+  include: ['/guide/*'], exclude: ['/guide/old/*'], max_pages: 50, max_depth: 3, content_selector: 'main .content',
+  drop_selectors: ['nav', '.ad'], fragments: ['.price', 'table.specs'], recrawl_hours: 24,
+};
+
+for (const [backend, setup] of Object.entries(BACKENDS)) {
+  describe(`${backend}: website source admin routes`, () => {
+    let svc: TestService;
+    let drop: () => Promise<void>;
+
+    beforeAll(async () => {
+      const b = await setup();
+      drop = b.drop;
+      svc = await startTestService({ workers: false, env: b.env });
+    });
+    afterAll(async () => {
+      await svc.close();
+      await drop();
+    });
+
+    it('creates a source with its own push index and reads it back with an idle crawl', async () => {
+      const created = await svc.call('POST', '/v1/admin/sources', docs);
+      expect(created.status).toBe(201);
+      const { created_at, updated_at, ...rest } = created.body;
+      expect(rest).toEqual({
+        ...docs, index_uid: 'source-docs',
+        crawl: { state: 'idle', discovered: 0, fetched: 0, indexed: 0, skipped: 0, failed: 0, started_at: null, finished_at: null, last_error: null, problems: [] },
+      });
+      expect(Date.parse(created_at)).toBeGreaterThan(0);
+      expect(updated_at).toBe(created_at);
+      expect((await svc.call('GET', '/v1/admin/sources/docs')).body).toEqual(created.body);
+      const index = await svc.call('GET', '/v1/admin/indexes/source-docs');
+      expect(index.status).toBe(200);
+      expect(Object.keys(index.body.schema.fields).sort()).toEqual(['content', 'last_modified', 'source_url', 'title']);
+      // The source's index takes pushes like any push index.
+      expect((await svc.call('PUT', '/v2/indexes/source-docs/documents/x', { title: 'X', content: '<p>x</p>' })).status).toBe(204);
+    });
+
+    it('fills defaults and refuses a second source with the same uid', async () => {
+      const r = await svc.call('POST', '/v1/admin/sources', { uid: 'minimal', kind: 'website', sitemaps: ['https://example.org/sitemap.xml'] });
+      expect(r.status).toBe(201);
+      expect(r.body).toMatchObject({
+        uid: 'minimal', index_uid: 'source-minimal', start_urls: [], include: [], exclude: [], max_pages: 1000, max_depth: 10,
+        content_selector: null, drop_selectors: null, fragments: [], recrawl_hours: null,
+      });
+      const again = await svc.call('POST', '/v1/admin/sources', { uid: 'minimal', kind: 'website', start_urls: ['https://example.org/'] });
+      expect(again.status).toBe(409);
+      expect(again.body.message).toMatch(/already exists/);
+    });
+
+    it.each([
+      [{ ...docs, uid: 'a', fragments: ['.price', 'div[['] }, /fragments\.1: "div\[\[" is not a CSS selector/],
+      [{ ...docs, uid: 'a', content_selector: 'main[' }, /content_selector: "main\[" is not a CSS selector/],
+      [{ ...docs, uid: 'a', drop_selectors: [':nope(x)'] }, /drop_selectors\.0: /],
+      [{ ...docs, uid: 'a', start_urls: ['ftp://example.com/'] }, /start_urls\.0: must be an absolute http\(s\) URL/],
+      [{ ...docs, uid: 'a', sitemaps: ['https://user:pw@example.com/s.xml'] }, /sitemaps\.0: must be an absolute http\(s\) URL without a user name/],
+      [{ uid: 'a', kind: 'website' }, /start_urls: give at least one of start_urls or sitemaps/],
+      [{ ...docs, uid: 'a', kind: 'feed' }, /kind: must be 'website'/],
+      [{ ...docs, uid: 'bad uid' }, /uid: use 1-57 letters/],
+      [{ ...docs, uid: 'a', max_pages: 0 }, /max_pages: must be from 1 to 100000/],
+      [{ ...docs, uid: 'a', recrawl_hours: 1.5 }, /recrawl_hours: must be a whole number/],
+      [{ ...docs, uid: 'a', colour: 'red' }, /unknown field\(s\) 'colour'/],
+    ])('refuses invalid settings naming the field (%#)', async (body, message) => {
+      const r = await svc.call('POST', '/v1/admin/sources', body);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(message);
+      expect((await svc.call('GET', '/v1/admin/sources/a')).status).toBe(404);
+    });
+
+    it.each([
+      ['http://127.0.0.1:8080/', 'start_urls.0'],
+      ['http://localhost/', 'start_urls.0'],
+      ['http://[::1]/', 'start_urls.0'],
+      ['http://10.1.2.3/sitemap.xml', 'sitemaps.0'],
+    ])('refuses private and loopback seeds without QUARRY_CRAWL_ALLOW_PRIVATE (%s)', async (url, field) => {
+      const body = field.startsWith('start') ? { uid: 'p', kind: 'website', start_urls: [url] } : { uid: 'p', kind: 'website', sitemaps: [url] };
+      const r = await svc.call('POST', '/v1/admin/sources', body);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toContain(`${field}: ${url} is on a private or loopback address`);
+      expect(r.body.message).toContain('QUARRY_CRAWL_ALLOW_PRIVATE=true');
+    });
+
+    it('changes some settings and keeps the rest; refuses bad ones and removing every seed', async () => {
+      await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'edit' });
+      const r = await svc.call('PATCH', '/v1/admin/sources/edit', { max_pages: 5, content_selector: null, fragments: ['h1'] });
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ ...docs, uid: 'edit', max_pages: 5, content_selector: null, fragments: ['h1'] });
+      expect(Date.parse(r.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(r.body.created_at));
+      expect((await svc.call('GET', '/v1/admin/sources/edit')).body.max_pages).toBe(5);
+      const bad = await svc.call('PATCH', '/v1/admin/sources/edit', { fragments: ['a[href'] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/fragments\.0: /);
+      const empty = await svc.call('PATCH', '/v1/admin/sources/edit', { start_urls: [], sitemaps: [] });
+      expect(empty.status).toBe(400);
+      expect(empty.body.message).toMatch(/start_urls: give at least one/);
+      expect((await svc.call('PATCH', '/v1/admin/sources/edit', { uid: 'other' })).body.message).toMatch(/unknown field\(s\) 'uid'/);
+      expect((await svc.call('PATCH', '/v1/admin/sources/nope', { max_pages: 5 })).status).toBe(404);
+    });
+
+    it('queues a crawl (202) once: asking again while it is queued changes nothing', async () => {
+      await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'crawlme' });
+      const r = await svc.call('POST', '/v1/admin/sources/crawlme/crawl');
+      expect(r.status).toBe(202);
+      expect(r.body.crawl.state).toBe('queued');
+      expect((await svc.call('POST', '/v1/admin/sources/crawlme/crawl')).status).toBe(202);
+      expect((await svc.call('GET', '/v1/admin/sources/crawlme')).body.crawl.state).toBe('queued');
+      const { createCrawlQueue } = await import('../../shared/jobs/crawl-queue.js');
+      const queue = createCrawlQueue(svc.redis, svc.prefix, 1);
+      try {
+        const jobs = await queue.getJobs(['waiting']);
+        expect(jobs.filter((j) => j.data.sourceUid === 'crawlme').map((j) => j.data)).toEqual([{ sourceUid: 'crawlme', crawl: 1 }]);
+      } finally {
+        await queue.close();
+      }
+      expect((await svc.call('POST', '/v1/admin/sources/nope/crawl')).status).toBe(404);
+    });
+
+    it('deletes a source (204), then it is gone', async () => {
+      await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'gone' });
+      expect((await svc.call('DELETE', '/v1/admin/sources/gone')).status).toBe(204);
+      expect((await svc.call('GET', '/v1/admin/sources/gone')).status).toBe(404);
+      expect((await svc.call('DELETE', '/v1/admin/sources/gone')).status).toBe(404);
+      // The uid is free again and the (kept) index is reused.
+      expect((await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'gone' })).status).toBe(201);
+    });
+
+    it('needs an admin key and is documented in openapi.json', async () => {
+      const key = await svc.call('POST', '/v1/admin/keys', { name: 'w', permissions: ['read', 'write'] });
+      expect((await svc.call('GET', '/v1/admin/sources/docs', undefined, { 'x-api-key': key.body.key })).status).toBe(403);
+      const doc = (await svc.call('GET', '/openapi.json')).body;
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/admin/sources', '/v1/admin/sources/{uid}', '/v1/admin/sources/{uid}/crawl']));
+      expect(doc.paths['/v1/admin/sources'].post.requestBody.content['application/json'].schema.required).toEqual(['uid', 'kind']);
+    });
+  });
+}
