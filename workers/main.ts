@@ -7,6 +7,7 @@ import { envWithFlags, onShutdown, runMain } from '../shared/process/process-lif
 import { connectRedis } from '../shared/redis/connect-redis.js';
 import { createStorage } from '../shared/storage/create-storage.js';
 import { Reconciler } from './reconciler.js';
+import { startCrawlWorker } from './crawl/crawl-worker.js';
 import { startWorkers } from './registry.js';
 
 /** A worker process: `npm run start:worker -- --queues section,embed --concurrency 8`. */
@@ -44,11 +45,23 @@ async function main() {
     concurrency: config.pipeline.concurrency,
     lockMs: config.pipeline.lockMs,
   });
+  const crawler = config.pipeline.queues.includes('crawl')
+    ? startCrawlWorker({ storage, queues, log }, {
+      connection: redis,
+      prefix: config.redis.prefix,
+      concurrency: config.pipeline.concurrency,
+      lockMs: config.pipeline.lockMs,
+      batchSize: config.pipeline.batchSize,
+      allowPrivate: config.crawl.allowPrivate,
+      contactUrl: config.crawl.contactUrl,
+      scheduleMs: 60_000,
+    })
+    : null;
   log.info({ queues: config.pipeline.queues, concurrency: config.pipeline.concurrency, embedder: embedder.id }, 'workers started');
 
   onShutdown(async () => {
     clearInterval(timer);
-    await Promise.all(workers.map((w) => w.close())); // waits for active jobs to finish
+    await Promise.all([...workers.map((w) => w.close()), crawler?.close()]); // waits for active jobs to finish
     await closeQueues(queues);
     await embedder.close?.();
     redis.disconnect();

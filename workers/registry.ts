@@ -24,6 +24,19 @@ export interface WorkerOptions {
   lockMs: number;
 }
 
+/** BullMQ worker settings every queue of ours uses. */
+export function workerSettings(o: WorkerOptions) {
+  return {
+    connection: o.connection,
+    prefix: o.prefix,
+    concurrency: o.concurrency,
+    // A killed worker's job returns to the queue after the lock lapses; allow several such crashes.
+    lockDuration: o.lockMs,
+    stalledInterval: Math.max(1000, Math.floor(o.lockMs / 2)),
+    maxStalledCount: 5,
+  };
+}
+
 /**
  * Failures are classified: a misconfigured provider does not retry; anything else retries with
  * backoff, and when the last attempt fails the batch's documents are marked failed with the reason,
@@ -51,15 +64,7 @@ export function startWorkers(queues: readonly (PipelineQueueName | typeof CRAWL_
           throw err;
         }
       },
-      {
-        connection: o.connection,
-        prefix: o.prefix,
-        concurrency: o.concurrency,
-        // A killed worker's job returns to the queue after the lock lapses; allow several such crashes.
-        lockDuration: o.lockMs,
-        stalledInterval: Math.max(1000, Math.floor(o.lockMs / 2)),
-        maxStalledCount: 5,
-      },
+      workerSettings(o),
     );
     worker.on('completed', (job) => {
       void metrics.record(name, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000, true).catch(() => {});

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { z } from 'zod';
 import { isPublicAddress } from '../../shared/crawl/public-address.js';
 import { AppError } from '../../shared/errors/app-error.js';
-import { enqueueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
+import { queueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { IDLE_CRAWL, type SourceRecord, type WebsiteSettings } from '../../shared/storage/ports/source-store.js';
 import type { createSourceSchema, updateSourceSchema } from '../schemas/source-schemas.js';
@@ -86,12 +86,9 @@ export class SourceService {
 
   /** Queues a crawl; a crawl already queued or running is left to finish and reported as it is. */
   async startCrawl(uid: string): Promise<SourceRecord> {
-    const source = await this.get(uid);
-    if (source.crawl.state === 'queued' || source.crawl.state === 'running') return source;
-    const crawl = { ...IDLE_CRAWL, state: 'queued' as const, crawl: source.crawl.crawl + 1 };
-    if (!(await this.storage.sources.setCrawl(uid, crawl))) throw new AppError('not_found', `Source '${uid}' does not exist`);
-    await enqueueCrawl(this.crawls, { sourceUid: uid, crawl: crawl.crawl });
-    return { ...source, crawl };
+    const queued = await queueCrawl(this.storage.sources, this.crawls, await this.get(uid));
+    if (!queued) throw new AppError('not_found', `Source '${uid}' does not exist`);
+    return queued;
   }
 
   async view(source: SourceRecord) {
@@ -121,8 +118,10 @@ export class SourceService {
         discovered: c.discovered,
         fetched: c.fetched,
         indexed: c.indexed,
+        unchanged: c.unchanged,
         skipped: c.skipped,
         failed: c.failed,
+        removed: c.removed,
         started_at: iso(c.startedAt),
         finished_at: iso(c.finishedAt),
         last_error: c.lastError,

@@ -19,6 +19,7 @@ export interface PageRow {
   status: string;
   reason: string | null;
   last_seen_crawl: number | string;
+  links: string;
 }
 
 export function sourceRecordOf(r: SourceRow): SourceRecord {
@@ -42,5 +43,6 @@ export function pageRecordOf(r: PageRow): PageRecord {
     status: r.status as PageRecord['status'],
     reason: r.reason,
     lastSeenCrawl: Number(r.last_seen_crawl),
+    links: JSON.parse(r.links),
   };
 }

@@ -39,7 +39,7 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       const { created_at, updated_at, ...rest } = created.body;
       expect(rest).toEqual({
         ...docs, index_uid: 'source-docs',
-        crawl: { state: 'idle', discovered: 0, fetched: 0, indexed: 0, skipped: 0, failed: 0, started_at: null, finished_at: null, last_error: null, problems: [] },
+        crawl: { state: 'idle', discovered: 0, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, started_at: null, finished_at: null, last_error: null, problems: [] },
       });
       expect(Date.parse(created_at)).toBeGreaterThan(0);
       expect(updated_at).toBe(created_at);

@@ -13,7 +13,7 @@ const source = (uid: string, over: Partial<SourceRecord> = {}): SourceRecord => 
 });
 
 const page = (url: string, over: Partial<PageRecord> = {}): PageRecord => ({
-  url, etag: '"e1"', lastModified: 'Mon, 23 Nov 2026 10:00:00 GMT', contentHash: 'h1', status: 'indexed', reason: null, lastSeenCrawl: 1, ...over,
+  url, etag: '"e1"', lastModified: 'Mon, 23 Nov 2026 10:00:00 GMT', contentHash: 'h1', status: 'indexed', reason: null, lastSeenCrawl: 1, links: ['https://example.com/a', 'https://example.com/b'], ...over,
 });
 
 export function sourceStoreContract(name: string, make: MakeStorage) {
@@ -55,8 +55,8 @@ export function sourceStoreContract(name: string, make: MakeStorage) {
       await s.sources.upsertPage('a', page('https://example.com/1'));
       await s.sources.upsertPage('a', page('https://example.com/2', { status: 'skipped', reason: 'not html', contentHash: null, etag: null, lastModified: null }));
       await s.sources.upsertPage('b', page('https://example.com/1', { contentHash: 'other' }));
-      await s.sources.upsertPage('a', page('https://example.com/1', { contentHash: 'h2', lastSeenCrawl: 2, etag: null }));
-      expect(await s.sources.page('a', 'https://example.com/1')).toEqual(page('https://example.com/1', { contentHash: 'h2', lastSeenCrawl: 2, etag: null }));
+      await s.sources.upsertPage('a', page('https://example.com/1', { contentHash: 'h2', lastSeenCrawl: 2, etag: null, links: [] }));
+      expect(await s.sources.page('a', 'https://example.com/1')).toEqual(page('https://example.com/1', { contentHash: 'h2', lastSeenCrawl: 2, etag: null, links: [] }));
       expect((await s.sources.pages('a')).map((p) => [p.url, p.status])).toEqual([['https://example.com/1', 'indexed'], ['https://example.com/2', 'skipped']]);
       await s.sources.deletePage('a', 'https://example.com/2');
       expect(await s.sources.page('a', 'https://example.com/2')).toBeNull();

@@ -25,8 +25,12 @@ export interface CrawlProgress {
   discovered: number;
   fetched: number;
   indexed: number;
+  /** Fetched (or answered 304) and found unchanged: not written again. */
+  unchanged: number;
   skipped: number;
   failed: number;
+  /** Pages taken out of the index: gone (404/410), or not met again by a crawl that finished. */
+  removed: number;
   startedAt: number | null;
   finishedAt: number | null;
   lastError: string | null;
@@ -54,6 +58,8 @@ export interface PageRecord {
   status: 'indexed' | 'duplicate' | 'skipped' | 'failed';
   reason: string | null;
   lastSeenCrawl: number;
+  /** Followable links of the page when last fetched: a 304 answer has no body, yet its links must be followed. */
+  links: string[];
 }
 
 /** A url waiting to be fetched in the current crawl, with its link depth from a seed. */
@@ -63,7 +69,7 @@ export interface FrontierEntry {
 }
 
 export const IDLE_CRAWL: CrawlProgress = {
-  state: 'idle', crawl: 0, discovered: 0, fetched: 0, indexed: 0, skipped: 0, failed: 0, startedAt: null, finishedAt: null, lastError: null,
+  state: 'idle', crawl: 0, discovered: 0, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, startedAt: null, finishedAt: null, lastError: null,
 };
 
 export interface SourceStore {

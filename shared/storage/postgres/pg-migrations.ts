@@ -363,6 +363,8 @@ export const POSTGRES_MIGRATIONS: string[] = [
     UNIQUE (source_uid, url)
   );
   `,
+  // The links a page had when last fetched: a 304 answer carries none, and the crawl must still follow them.
+  `ALTER TABLE source_pages ADD COLUMN links text NOT NULL DEFAULT '[]';`,
 ];
 
 /**

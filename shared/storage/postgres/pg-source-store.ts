@@ -50,11 +50,12 @@ export class PgSourceStore implements SourceStore {
 
   async upsertPage(sourceUid: string, p: PageRecord) {
     await this.pool.query(
-      `INSERT INTO source_pages (source_uid, url, etag, last_modified, content_hash, status, reason, last_seen_crawl)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO source_pages (source_uid, url, etag, last_modified, content_hash, status, reason, last_seen_crawl, links)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (source_uid, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
-         content_hash = excluded.content_hash, status = excluded.status, reason = excluded.reason, last_seen_crawl = excluded.last_seen_crawl`,
-      [sourceUid, p.url, p.etag, p.lastModified, p.contentHash, p.status, p.reason, p.lastSeenCrawl],
+         content_hash = excluded.content_hash, status = excluded.status, reason = excluded.reason, last_seen_crawl = excluded.last_seen_crawl,
+         links = excluded.links`,
+      [sourceUid, p.url, p.etag, p.lastModified, p.contentHash, p.status, p.reason, p.lastSeenCrawl, JSON.stringify(p.links)],
     );
   }
 

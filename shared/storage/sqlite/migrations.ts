@@ -145,6 +145,8 @@ export const DOCUMENT_MIGRATIONS: Migration[] = [
     UNIQUE (source_uid, url)
   );
   `,
+  // The links a page had when last fetched: a 304 answer carries none, and the crawl must still follow them.
+  `ALTER TABLE source_pages ADD COLUMN links TEXT NOT NULL DEFAULT '[]';`,
 ];
 
 /**

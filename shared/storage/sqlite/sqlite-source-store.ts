@@ -19,10 +19,11 @@ export class SqliteSourceStore implements SourceStore {
       page: db.prepare<[string, string], PageRow>(`SELECT * FROM source_pages WHERE source_uid = ? AND url = ?`),
       pages: db.prepare<[string], PageRow>(`SELECT * FROM source_pages WHERE source_uid = ? ORDER BY url`),
       upsertPage: db.prepare(
-        `INSERT INTO source_pages (source_uid, url, etag, last_modified, content_hash, status, reason, last_seen_crawl)
-         VALUES (@sourceUid, @url, @etag, @lastModified, @contentHash, @status, @reason, @lastSeenCrawl)
+        `INSERT INTO source_pages (source_uid, url, etag, last_modified, content_hash, status, reason, last_seen_crawl, links)
+         VALUES (@sourceUid, @url, @etag, @lastModified, @contentHash, @status, @reason, @lastSeenCrawl, @links)
          ON CONFLICT (source_uid, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
-           content_hash = excluded.content_hash, status = excluded.status, reason = excluded.reason, last_seen_crawl = excluded.last_seen_crawl`,
+           content_hash = excluded.content_hash, status = excluded.status, reason = excluded.reason, last_seen_crawl = excluded.last_seen_crawl,
+           links = excluded.links`,
       ),
       deletePage: db.prepare(`DELETE FROM source_pages WHERE source_uid = ? AND url = ?`),
       addFrontier: db.prepare(`INSERT INTO source_frontier (source_uid, url, depth, done) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING`),
@@ -73,7 +74,7 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   async upsertPage(sourceUid: string, page: PageRecord) {
-    this.q.upsertPage.run({ sourceUid, ...page });
+    this.q.upsertPage.run({ sourceUid, ...page, links: JSON.stringify(page.links) });
   }
 
   async deletePage(sourceUid: string, url: string) {

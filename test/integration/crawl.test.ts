@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/logging/create-logger.js';
+import { runCrawl } from '../../workers/crawl/crawl-runner.js';
+import { startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import { DocumentWriter } from '../../api/services/document-writer.js';
+import { PushService } from '../../api/services/push-service.js';
+import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+import { html, redirect, startSite, type Route, type TestSite } from '../unit/crawl-site.js';
+
+let svc: TestService;
+let site: TestSite;
+let worker: CrawlWorker;
+const log = createLogger('silent', 'test');
+const runner = { hostLimits: { minDelayMs: 0 }, timeoutMs: 1000, maxBytes: 100_000 };
+
+/** Answers 304 to a request carrying the page's ETag, so the test can tell a check from a full fetch. */
+const withEtag = (etag: string, body: () => string): Route => (req, res) => {
+  if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag }).end(body());
+};
+
+const alpha = '<title>Alpha</title><main><p>Alpha page about lanterns</p><p class="price" data-currency="EUR">5 <b>EUR</b></p></main>';
+let gamma = '<title>Gamma</title><main><p>Gamma page about kites</p></main>';
+
+beforeAll(async () => {
+  svc = await startTestService({ env: { QUARRY_CRAWL_ALLOW_PRIVATE: 'true' } });
+  site = await startSite({
+    '/robots.txt': (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: QuarryBot\nDisallow: /private/\n'),
+    '/': html('<title>Home</title><main><p>Welcome home</p>' + ['/docs/a', '/docs/a-copy', '/private/x', '/old', '/file.pdf', '/missing', '/big', '/slow', '/docs/b']
+      .map((p) => `<a href="${p}">${p}</a>`).join(' ') + '</main>'),
+    '/docs/a': withEtag('"a1"', () => alpha),
+    '/docs/a-copy': html(alpha),
+    '/old': redirect('/docs/c'),
+    '/docs/c': (req, res) => html(gamma)(req, res),
+    '/docs/b': html('<title>Beta</title><main><p>Beta page about ferries</p></main>'),
+    '/docs/d': html('<title>Delta</title><main><p>Delta page about quinces, only in the sitemap</p></main>'),
+    '/private/x': html('<p>never fetched</p>'),
+    '/file.pdf': (_req, res) => void res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF'),
+    '/big': html(`<title>Big</title><main><p>${'word '.repeat(50_000)}</p></main>`),
+    '/slow': (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>'), 3000),
+  });
+  site.routes['/sitemap.xml'] = (_req, res) =>
+    void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset><url><loc>${site.url('/docs/d')}</loc><lastmod>2026-11-20</lastmod></url></urlset>`);
+  worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
+    connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
+    contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
+  });
+});
+afterAll(async () => {
+  await worker.close();
+  await svc.close();
+  await site.close();
+});
+
+const source = async (uid: string) => (await svc.call('GET', `/v1/admin/sources/${uid}`)).body;
+const crawled = async (uid: string) => waitFor(async () => ['done', 'failed'].includes((await source(uid)).crawl.state), 60_000);
+const documents = async (index: string) => (await svc.call('GET', `/v2/indexes/${index}/documents?limit=1000`)).body.documents.map((d: { uid: string }) => d.uid).sort();
+const fetches = (path: string) => site.log.filter((l) => l === `GET ${path}`).length;
+
+describe('crawling a website source', () => {
+  it('indexes every allowed page once, fetches nothing disallowed, and reports what it skipped', async () => {
+    const created = await svc.call('POST', '/v1/admin/sources', {
+      uid: 'site', kind: 'website', start_urls: [site.url('/')], sitemaps: [site.url('/sitemap.xml')], fragments: ['.price', 'table.specs'],
+    });
+    expect(created.status).toBe(201);
+    expect((await svc.call('POST', '/v1/admin/sources/site/crawl')).status).toBe(202);
+    expect(await crawled('site')).toBe(true);
+
+    const view = await source('site');
+    expect(view.crawl).toMatchObject({ state: 'done', indexed: 5, unchanged: 0, failed: 2, removed: 0, last_error: null });
+    expect(view.crawl.finished_at).not.toBeNull();
+    const problems = Object.fromEntries(view.crawl.problems.map((p: { url: string; reason: string }) => [new URL(p.url).pathname, p.reason]));
+    expect(problems).toEqual({
+      '/private/x': 'disallowed by robots.txt', '/file.pdf': 'not html', '/big': 'too large', '/missing': 'not found', '/slow': 'timeout',
+      '/docs/a-copy': `same page as ${site.url('/docs/a')}`, '/old': `same page as ${site.url('/docs/c')}`,
+    });
+    expect(site.log).not.toContain('GET /private/x');
+    for (const path of ['/', '/docs/a', '/docs/a-copy', '/docs/b', '/docs/c', '/docs/d', '/old', '/robots.txt']) expect(fetches(path), path).toBe(1);
+
+    const pages = ['/', '/docs/a', '/docs/b', '/docs/c', '/docs/d'].map((p) => site.url(p)).sort();
+    expect(await documents('source-site')).toEqual(pages);
+    expect(await waitFor(async () => (await svc.keywordUids('source-site', 'lanterns', ['title', 'content'])).length > 0)).toBe(true);
+    expect(await svc.keywordUids('source-site', 'lanterns', ['title', 'content'])).toEqual([site.url('/docs/a')]);
+    expect(await svc.keywordUids('source-site', 'quinces', ['title', 'content'])).toEqual([site.url('/docs/d')]);
+    const doc = (await svc.call('GET', `/v2/indexes/source-site/documents/${encodeURIComponent(site.url('/docs/a'))}`)).body;
+    expect(doc).toMatchObject({ title: 'Alpha', source_url: site.url('/docs/a') });
+
+    const index = (await svc.storage.indexes.get('source-site'))!;
+    const metadata = await svc.storage.documents.metadata(index.id, [site.url('/docs/a'), site.url('/docs/c')]);
+    expect(metadata.get(site.url('/docs/a'))).toEqual([
+      { selector: '.price', matches: [{ type: 'tag', tag: 'p', attr: { class: 'price', 'data-currency': 'EUR' }, children: [
+        { type: 'text', data: '5 ' }, { type: 'tag', tag: 'b', attr: {}, children: [{ type: 'text', data: 'EUR' }] }] }] },
+      { selector: 'table.specs', matches: [] },
+    ]);
+    expect(metadata.get(site.url('/docs/c'))).toEqual([{ selector: '.price', matches: [] }, { selector: 'table.specs', matches: [] }]);
+  });
+
+  it('recrawls incrementally: 304 for an unchanged page, a changed page re-indexed, gone pages removed', async () => {
+    const index = (await svc.storage.indexes.get('source-site'))!;
+    const homeVersion = (await svc.storage.documents.get(index.id, site.url('/')))!.version;
+    gamma = '<title>Gamma</title><main><p>Gamma page about zeppelins now</p></main>';
+    site.routes['/docs/b'] = (_req, res) => void res.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>');
+    site.routes['/sitemap.xml'] = (_req, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset></urlset>');
+    const before = site.log.length;
+
+    expect((await svc.call('POST', '/v1/admin/sources/site/crawl')).status).toBe(202);
+    expect(await crawled('site')).toBe(true);
+    const view = await source('site');
+    expect(view.crawl).toMatchObject({ state: 'done', indexed: 1, removed: 2 });
+    expect(view.crawl.unchanged).toBeGreaterThanOrEqual(2);
+    expect(site.headers['/docs/a']['if-none-match']).toBe('"a1"');
+    expect(site.log.slice(before)).toContain('GET /docs/a');
+    expect(site.log.slice(before)).not.toContain('GET /docs/d');
+
+    const pages = ['/', '/docs/a', '/docs/c'].map((p) => site.url(p)).sort();
+    expect(await documents('source-site')).toEqual(pages);
+    // The unchanged home page was not written again.
+    expect((await svc.storage.documents.get(index.id, site.url('/')))!.version).toBe(homeVersion);
+    expect(await waitFor(async () => (await svc.keywordUids('source-site', 'zeppelins', ['title', 'content'])).length > 0)).toBe(true);
+    expect(await waitFor(async () => (await svc.keywordUids('source-site', 'quinces', ['title', 'content'])).length === 0)).toBe(true);
+    expect(await svc.keywordUids('source-site', 'ferries', ['title', 'content'])).toEqual([]);
+  });
+
+  it('a crawl whose worker died half-way resumes from its frontier and finishes with nothing lost or doubled', async () => {
+    const created = await svc.call('POST', '/v1/admin/sources', { uid: 'resume', kind: 'website', start_urls: [site.url('/')], sitemaps: [site.url('/sitemap.xml')] });
+    expect(created.status).toBe(201);
+    // Hold the real worker back so the first attempt can die here, as a killed process would.
+    await worker.close();
+    expect((await svc.call('POST', '/v1/admin/sources/resume/crawl')).status).toBe(202);
+    const crawl = (await svc.storage.sources.get('resume'))!.crawl.crawl;
+    const writer = new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 });
+    const push = new PushService(svc.storage, writer);
+    let writes = 0;
+    const dying = Object.create(push) as PushService;
+    dying.upsert = (...args) => {
+      if (++writes === 3) throw new Error('worker killed');
+      return push.upsert(...args);
+    };
+    const before = site.log.length;
+    await expect(runCrawl({ sourceUid: 'resume', crawl }, { storage: svc.storage, push: dying, log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true }))
+      .rejects.toThrow('worker killed');
+    const half = await svc.storage.sources.get('resume');
+    expect(half!.crawl.state).toBe('running');
+    const frontier = await svc.storage.sources.frontier('resume');
+    expect(frontier.some((e) => e.done)).toBe(true);
+    expect(frontier.some((e) => !e.done)).toBe(true);
+    const doneBefore = frontier.filter((e) => e.done).map((e) => new URL(e.url).pathname);
+
+    worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
+      connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
+      contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
+    });
+    expect(await crawled('resume')).toBe(true);
+    expect((await source('resume')).crawl.state).toBe('done');
+    expect(await documents('source-resume')).toEqual(['/', '/docs/a', '/docs/c'].map((p) => site.url(p)).sort());
+    expect(await svc.storage.sources.frontier('resume')).toEqual([]);
+    const after = site.log.slice(before);
+    // What was done before the crash is not fetched again.
+    for (const path of doneBefore.filter((p) => p !== '/private/x')) expect(after.filter((l) => l === `GET ${path}`).length, path).toBe(1);
+    expect(after).not.toContain('GET /private/x');
+  });
+});

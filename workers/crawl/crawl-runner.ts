@@ -1,0 +1,276 @@
+import type { Logger } from 'pino';
+import type { PushService } from '../../api/services/push-service.js';
+import { extractPage, type ExtractedPage } from '../../shared/crawl/extract-page.js';
+import { fetchPage, type FetchPageResult } from '../../shared/crawl/fetch-page.js';
+import { HostLimiter, type HostLimiterOptions } from '../../shared/crawl/host-limiter.js';
+import { RobotsCache } from '../../shared/crawl/robots.js';
+import { readSitemaps } from '../../shared/crawl/sitemaps.js';
+import { contentHash, CrawlPolicy } from '../../shared/crawl/url-policy.js';
+import type { IndexRecord } from '../../shared/indexes/index-schema.js';
+import type { CrawlPayload } from '../../shared/jobs/crawl-queue.js';
+import type { Storage } from '../../shared/storage/create-storage.js';
+import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord } from '../../shared/storage/ports/source-store.js';
+
+export interface CrawlRunnerOptions {
+  userAgent: string;
+  allowPrivate: boolean;
+  /** Pages in flight at once over all hosts (the host limiter still holds each host to its own limit). */
+  parallel?: number;
+  hostLimits?: HostLimiterOptions;
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+export interface CrawlDeps {
+  storage: Storage;
+  push: PushService;
+  log: Logger;
+}
+
+/** Stops a crawl whose source was deleted, or whose crawl number moved on, while it ran. */
+class Superseded extends Error {}
+
+const MAX_TITLE = 4096;
+/** Document uids are at most 512 characters (API.md); longer urls are skipped rather than renamed. */
+const MAX_UID = 512;
+const DEFAULT_PARALLEL = 8;
+
+/**
+ * One crawl of one source, resumable: every url admitted is in the stored frontier before it is
+ * fetched and marked done after its page record and document write, so a retried job skips what was
+ * done and redoes at most the pages in flight when the worker died (their writes are idempotent).
+ */
+export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: CrawlRunnerOptions): Promise<void> {
+  const { storage } = deps;
+  const store = storage.sources;
+  const source = await store.get(payload.sourceUid);
+  if (!source || source.crawl.crawl !== payload.crawl || source.crawl.state === 'done') return;
+  const n = payload.crawl;
+  const resuming = source.crawl.state === 'running';
+  const progress: CrawlProgress = resuming ? { ...source.crawl } : { ...source.crawl, state: 'running', startedAt: Date.now(), finishedAt: null, lastError: null };
+  if (!resuming) await store.clearFrontier(source.uid);
+  const save = async () => {
+    if (!(await store.setCrawl(source.uid, progress))) throw new Superseded();
+  };
+  await save();
+  const index = await storage.indexes.get(source.indexUid);
+  if (!index) throw new Error(`the source's index '${source.indexUid}' does not exist`);
+
+  const s = source.settings;
+  const fetchOptions = { userAgent: options.userAgent, allowPrivate: options.allowPrivate, timeoutMs: options.timeoutMs };
+  const limiter = new HostLimiter(options.hostLimits);
+  const robots = new RobotsCache(fetchOptions, limiter);
+  const policy = new CrawlPolicy({ seeds: [...s.startUrls, ...s.sitemaps], include: s.include, exclude: s.exclude, maxPages: s.maxPages, maxDepth: s.maxDepth });
+  const pending: FrontierEntry[] = [];
+
+  const stored = await store.frontier(source.uid);
+  if (stored.length > 0) {
+    // Resume: the policy learns again what this crawl admitted and kept before the worker stopped.
+    for (const e of stored) {
+      policy.admit(e.url, e.depth);
+      if (!e.done) pending.push({ url: e.url, depth: e.depth });
+    }
+    for (const p of await store.pages(source.uid)) {
+      if (p.lastSeenCrawl === n && p.status === 'indexed' && p.contentHash) policy.collapse({ finalUrl: p.url, canonical: null, contentHash: p.contentHash });
+    }
+  } else {
+    const seeds: FrontierEntry[] = s.startUrls.map((url) => ({ url, depth: 0 }));
+    if (s.sitemaps.length > 0) {
+      const { entries, errors } = await readSitemaps(s.sitemaps, { ...fetchOptions, limiter });
+      for (const e of errors) deps.log.warn({ source: source.uid, sitemap: e.url, reason: e.reason }, 'sitemap not read');
+      seeds.push(...entries.map((e) => ({ url: e.url, depth: 0 })));
+    }
+    const admitted = admitAll(policy, seeds);
+    await store.addToFrontier(source.uid, admitted);
+    pending.push(...admitted);
+    progress.discovered += admitted.length;
+    await save();
+  }
+
+  const crawlPage = async ({ url, depth }: FrontierEntry) => {
+    const found = await visit(url, depth, { source, index, n, policy, robots, limiter, fetchOptions, options, progress, deps });
+    const admitted = admitAll(policy, found.map((link) => ({ url: link, depth: depth + 1 })));
+    await store.addToFrontier(source.uid, admitted);
+    pending.push(...admitted);
+    progress.discovered += admitted.length;
+    await store.markDone(source.uid, url);
+    await save();
+  };
+
+  // A fixed number of lanes pull from the shared frontier; a lane that finds it empty ends only when
+  // no other lane can add to it any more.
+  let active = 0;
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      const next = pending.shift();
+      if (!next) {
+        if (active === 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
+      active++;
+      try {
+        await crawlPage(next);
+      } finally {
+        active--;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.parallel ?? DEFAULT_PARALLEL }, lane));
+    // Pages not met again are gone from the site, unless the page limit cut this crawl short.
+    if (policy.admittedCount < s.maxPages) {
+      for (const p of await store.pages(source.uid)) {
+        if (p.lastSeenCrawl >= n) continue;
+        if (p.status === 'indexed') {
+          await deps.push.delete(index, p.url);
+          progress.removed++;
+        }
+        await store.deletePage(source.uid, p.url);
+      }
+    }
+    progress.state = 'done';
+    progress.finishedAt = Date.now();
+    await save();
+    await store.clearFrontier(source.uid);
+  } catch (err) {
+    if (err instanceof Superseded) return;
+    throw err;
+  }
+}
+
+function admitAll(policy: CrawlPolicy, entries: FrontierEntry[]): FrontierEntry[] {
+  const out: FrontierEntry[] = [];
+  for (const e of entries) {
+    const url = policy.admit(e.url, e.depth);
+    if (url) out.push({ url, depth: e.depth });
+  }
+  return out;
+}
+
+interface VisitContext {
+  source: SourceRecord;
+  index: IndexRecord;
+  n: number;
+  policy: CrawlPolicy;
+  robots: RobotsCache;
+  limiter: HostLimiter;
+  fetchOptions: { userAgent: string; allowPrivate: boolean; timeoutMs?: number };
+  options: CrawlRunnerOptions;
+  progress: CrawlProgress;
+  deps: CrawlDeps;
+}
+
+/** Fetches, extracts and indexes one url; returns the links to follow. */
+async function visit(url: string, depth: number, c: VisitContext): Promise<string[]> {
+  const { source, n, progress, deps } = c;
+  const store = deps.storage.sources;
+  const previous = await store.page(source.uid, url);
+  const record = (status: PageRecord['status'], reason: string | null, over: Partial<PageRecord> = {}) =>
+    store.upsertPage(source.uid, { url, etag: null, lastModified: null, contentHash: null, status, reason, lastSeenCrawl: n, links: [], ...over });
+  // A page leaving the index (gone, now skipped, now a duplicate) takes its document with it.
+  const unindex = async () => {
+    if (previous?.status === 'indexed') {
+      await deps.push.delete(c.index, url);
+      progress.removed++;
+    }
+  };
+  const skip = async (reason: string) => {
+    progress.skipped++;
+    await unindex();
+    await record('skipped', reason);
+  };
+
+  if (url.length > MAX_UID) {
+    await skip('url longer than 512 characters');
+    return [];
+  }
+  if (!(await c.robots.isAllowed(url))) {
+    await skip('disallowed by robots.txt');
+    return [];
+  }
+  const validators = previous?.status === 'indexed' ? { etag: previous.etag, lastModified: previous.lastModified } : {};
+  const result: FetchPageResult = await c.limiter.run(url, () =>
+    fetchPage(url, { ...c.fetchOptions, maxBytes: c.options.maxBytes, ...validators }));
+
+  if (result.kind === 'notModified') {
+    progress.fetched++;
+    progress.unchanged++;
+    // Kept as before: later copies of it under other urls are still duplicates.
+    if (previous!.contentHash) c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous!.contentHash });
+    await store.upsertPage(source.uid, { ...previous!, lastSeenCrawl: n });
+    return previous!.links;
+  }
+  if (result.kind === 'skipped') {
+    await skip(result.reason);
+    return [];
+  }
+  if (result.kind === 'failed') {
+    progress.failed++;
+    if (result.status === 404 || result.status === 410) {
+      await unindex();
+      await record('failed', result.reason);
+    } else if (previous?.status === 'indexed') {
+      // A passing error (timeout, 503) keeps the last good copy in the index until the page is really gone.
+      await store.upsertPage(source.uid, { ...previous, reason: result.reason, lastSeenCrawl: n });
+    } else {
+      await record('failed', result.reason);
+    }
+    return [];
+  }
+
+  progress.fetched++;
+  const page = extractPage(result.html, result.finalUrl, {
+    contentSelector: source.settings.contentSelector ?? undefined,
+    dropSelectors: source.settings.dropSelectors ?? undefined,
+    fragments: source.settings.fragments,
+  });
+  const validatorsNow = { etag: result.etag, lastModified: result.lastModified, links: page.links };
+  if (page.noindex) {
+    progress.skipped++;
+    await unindex();
+    await record('skipped', 'noindex', validatorsNow);
+    return page.links;
+  }
+  const hash = pageHash(page);
+  const kept = c.policy.collapse({ finalUrl: result.finalUrl, canonical: page.canonical, contentHash: hash });
+  if (kept.kind === 'outOfScope') {
+    await skip('redirected out of scope');
+    return [];
+  }
+  if (kept.kind === 'duplicate' || kept.url !== url) {
+    // Kept under another url (a duplicate, a redirect or a canonical): this url holds no document.
+    const of = kept.kind === 'duplicate' ? kept.of : kept.url;
+    progress.skipped++;
+    await unindex();
+    await record('duplicate', `same page as ${of}`, validatorsNow);
+    if (kept.kind === 'duplicate') return page.links;
+  }
+  const keptUrl = kept.kind === 'unique' ? kept.url : url;
+  if (keptUrl.length > MAX_UID) return page.links;
+  const keptPrevious = keptUrl === url ? previous : await store.page(source.uid, keptUrl);
+  if (keptPrevious?.status === 'indexed' && keptPrevious.contentHash === hash) {
+    progress.unchanged++;
+  } else {
+    await index(c, keptUrl, page, result);
+    progress.indexed++;
+  }
+  await store.upsertPage(source.uid, { url: keptUrl, status: 'indexed', reason: null, contentHash: hash, lastSeenCrawl: n, ...validatorsNow });
+  return page.links;
+}
+
+/** What decides whether a page changed: its text, title and fragments (whitespace runs count as one space). */
+function pageHash(page: ExtractedPage): string {
+  return contentHash(`${page.title}\n${page.text}\n${JSON.stringify(page.fragments)}`);
+}
+
+async function index(c: VisitContext, uid: string, page: ExtractedPage, fetched: Extract<FetchPageResult, { kind: 'fetched' }>) {
+  const lastModified = fetched.lastModified ? new Date(fetched.lastModified) : null;
+  const doc = {
+    title: (page.title || uid).slice(0, MAX_TITLE),
+    content: page.contentHtml,
+    source_url: uid,
+    last_modified: lastModified && !Number.isNaN(lastModified.getTime()) ? lastModified.toISOString() : null,
+  };
+  await c.deps.push.upsert(c.index, uid, doc, c.source.settings.fragments.length > 0 ? page.fragments : undefined);
+}
