@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logging/create-logger.js';
 import { runCrawl } from '../../workers/crawl/crawl-runner.js';
-import { startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import { queueDueRecrawls, startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import { createCrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import { DocumentWriter } from '../../api/services/document-writer.js';
 import { PushService } from '../../api/services/push-service.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
@@ -34,13 +35,16 @@ beforeAll(async () => {
     '/docs/c': (req, res) => html(gamma)(req, res),
     '/docs/b': html('<title>Beta</title><main><p>Beta page about ferries</p></main>'),
     '/docs/d': html('<title>Delta</title><main><p>Delta page about quinces, only in the sitemap</p></main>'),
+    '/docs/e': html('<title>Epsilon</title><main><p>Epsilon page about walnuts</p></main>', { 'last-modified': 'Sat, 21 Nov 2026 08:00:00 GMT' }),
     '/private/x': html('<p>never fetched</p>'),
     '/file.pdf': (_req, res) => void res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF'),
     '/big': html(`<title>Big</title><main><p>${'word '.repeat(50_000)}</p></main>`),
     '/slow': (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>'), 3000),
   });
   site.routes['/sitemap.xml'] = (_req, res) =>
-    void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset><url><loc>${site.url('/docs/d')}</loc><lastmod>2026-11-20</lastmod></url></urlset>`);
+    void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>
+      <url><loc>${site.url('/docs/d')}</loc><lastmod>2026-11-20</lastmod></url>
+      <url><loc>${site.url('/docs/e')}</loc><lastmod>2026-11-20T10:00:00Z</lastmod></url></urlset>`);
   worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
     connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
     contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
@@ -67,7 +71,7 @@ describe('crawling a website source', () => {
     expect(await crawled('site')).toBe(true);
 
     const view = await source('site');
-    expect(view.crawl).toMatchObject({ state: 'done', indexed: 5, unchanged: 0, failed: 2, removed: 0, last_error: null });
+    expect(view.crawl).toMatchObject({ state: 'done', indexed: 6, unchanged: 0, failed: 2, removed: 0, last_error: null });
     expect(view.crawl.finished_at).not.toBeNull();
     const problems = Object.fromEntries(view.crawl.problems.map((p: { url: string; reason: string }) => [new URL(p.url).pathname, p.reason]));
     expect(problems).toEqual({
@@ -75,9 +79,9 @@ describe('crawling a website source', () => {
       '/docs/a-copy': `same page as ${site.url('/docs/a')}`, '/old': `same page as ${site.url('/docs/c')}`,
     });
     expect(site.log).not.toContain('GET /private/x');
-    for (const path of ['/', '/docs/a', '/docs/a-copy', '/docs/b', '/docs/c', '/docs/d', '/old', '/robots.txt']) expect(fetches(path), path).toBe(1);
+    for (const path of ['/', '/docs/a', '/docs/a-copy', '/docs/b', '/docs/c', '/docs/d', '/docs/e', '/old', '/robots.txt']) expect(fetches(path), path).toBe(1);
 
-    const pages = ['/', '/docs/a', '/docs/b', '/docs/c', '/docs/d'].map((p) => site.url(p)).sort();
+    const pages = ['/', '/docs/a', '/docs/b', '/docs/c', '/docs/d', '/docs/e'].map((p) => site.url(p)).sort();
     expect(await documents('source-site')).toEqual(pages);
     expect(await waitFor(async () => (await svc.keywordUids('source-site', 'lanterns', ['title', 'content'])).length > 0)).toBe(true);
     expect(await svc.keywordUids('source-site', 'lanterns', ['title', 'content'])).toEqual([site.url('/docs/a')]);
@@ -100,19 +104,22 @@ describe('crawling a website source', () => {
     const homeVersion = (await svc.storage.documents.get(index.id, site.url('/')))!.version;
     gamma = '<title>Gamma</title><main><p>Gamma page about zeppelins now</p></main>';
     site.routes['/docs/b'] = (_req, res) => void res.writeHead(410, { 'content-type': 'text/html' }).end('<p>gone</p>');
-    site.routes['/sitemap.xml'] = (_req, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset></urlset>');
+    // /docs/d leaves the sitemap; /docs/e stays, its lastmod older than the copy indexed.
+    site.routes['/sitemap.xml'] = (_req, res) => void res.writeHead(200, { 'content-type': 'application/xml' })
+      .end(`<urlset><url><loc>${site.url('/docs/e')}</loc><lastmod>2026-11-20T10:00:00Z</lastmod></url></urlset>`);
     const before = site.log.length;
 
     expect((await svc.call('POST', '/v1/admin/sources/site/crawl')).status).toBe(202);
     expect(await crawled('site')).toBe(true);
     const view = await source('site');
     expect(view.crawl).toMatchObject({ state: 'done', indexed: 1, removed: 2 });
-    expect(view.crawl.unchanged).toBeGreaterThanOrEqual(2);
+    expect(view.crawl.unchanged).toBeGreaterThanOrEqual(3);
     expect(site.headers['/docs/a']['if-none-match']).toBe('"a1"');
     expect(site.log.slice(before)).toContain('GET /docs/a');
     expect(site.log.slice(before)).not.toContain('GET /docs/d');
+    expect(site.log.slice(before)).not.toContain('GET /docs/e');
 
-    const pages = ['/', '/docs/a', '/docs/c'].map((p) => site.url(p)).sort();
+    const pages = ['/', '/docs/a', '/docs/c', '/docs/e'].map((p) => site.url(p)).sort();
     expect(await documents('source-site')).toEqual(pages);
     // The unchanged home page was not written again.
     expect((await svc.storage.documents.get(index.id, site.url('/')))!.version).toBe(homeVersion);
@@ -152,11 +159,38 @@ describe('crawling a website source', () => {
     });
     expect(await crawled('resume')).toBe(true);
     expect((await source('resume')).crawl.state).toBe('done');
-    expect(await documents('source-resume')).toEqual(['/', '/docs/a', '/docs/c'].map((p) => site.url(p)).sort());
+    expect(await documents('source-resume')).toEqual(['/', '/docs/a', '/docs/c', '/docs/e'].map((p) => site.url(p)).sort());
     expect(await svc.storage.sources.frontier('resume')).toEqual([]);
     const after = site.log.slice(before);
     // What was done before the crash is not fetched again.
     for (const path of doneBefore.filter((p) => p !== '/private/x')) expect(after.filter((l) => l === `GET ${path}`).length, path).toBe(1);
     expect(after).not.toContain('GET /private/x');
+  });
+
+  it('queues recrawls when recrawl_hours have passed since the last crawl finished, and a scheduled source never crawled at once', async () => {
+    await svc.call('POST', '/v1/admin/sources', { uid: 'sched', kind: 'website', start_urls: [site.url('/')], recrawl_hours: 2 });
+    await svc.call('POST', '/v1/admin/sources', { uid: 'manual', kind: 'website', start_urls: [site.url('/')] });
+    // A queue no worker of this test consumes: only what the check enqueues is looked at.
+    const queue = createCrawlQueue(svc.redis, `${svc.prefix}-sched`, 1);
+    try {
+      const queued = async () => (await queue.getJobs(['waiting'])).map((j) => j.data).filter((d) => ['sched', 'manual'].includes(d.sourceUid));
+      const now = Date.now();
+      await queueDueRecrawls(svc.storage, queue, now);
+      expect(await queued()).toEqual([{ sourceUid: 'sched', crawl: 1 }]);
+      expect((await svc.storage.sources.get('sched'))!.crawl.state).toBe('queued');
+      await queueDueRecrawls(svc.storage, queue, now);
+      expect(await queued()).toHaveLength(1);
+
+      const done = { ...(await svc.storage.sources.get('sched'))!.crawl, state: 'done' as const, finishedAt: now - 3_600_000 };
+      await svc.storage.sources.setCrawl('sched', done);
+      await queueDueRecrawls(svc.storage, queue, now);
+      expect(await queued()).toHaveLength(1);
+      await queueDueRecrawls(svc.storage, queue, now + 3_600_000);
+      expect((await queued()).map((d) => d.crawl).sort()).toEqual([1, 2]);
+      expect((await svc.storage.sources.get('manual'))!.crawl.state).toBe('idle');
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
   });
 });

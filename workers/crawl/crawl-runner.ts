@@ -5,7 +5,7 @@ import { fetchPage, type FetchPageResult } from '../../shared/crawl/fetch-page.j
 import { HostLimiter, type HostLimiterOptions } from '../../shared/crawl/host-limiter.js';
 import { RobotsCache } from '../../shared/crawl/robots.js';
 import { readSitemaps } from '../../shared/crawl/sitemaps.js';
-import { contentHash, CrawlPolicy } from '../../shared/crawl/url-policy.js';
+import { contentHash, CrawlPolicy, normalizeUrl } from '../../shared/crawl/url-policy.js';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { CrawlPayload } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -62,6 +62,8 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
   const robots = new RobotsCache(fetchOptions, limiter);
   const policy = new CrawlPolicy({ seeds: [...s.startUrls, ...s.sitemaps], include: s.include, exclude: s.exclude, maxPages: s.maxPages, maxDepth: s.maxDepth });
   const pending: FrontierEntry[] = [];
+  /** Sitemap lastmod per url (lost on a resume, which then just fetches). */
+  const lastmods = new Map<string, string>();
 
   const stored = await store.frontier(source.uid);
   if (stored.length > 0) {
@@ -79,6 +81,10 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
       const { entries, errors } = await readSitemaps(s.sitemaps, { ...fetchOptions, limiter });
       for (const e of errors) deps.log.warn({ source: source.uid, sitemap: e.url, reason: e.reason }, 'sitemap not read');
       seeds.push(...entries.map((e) => ({ url: e.url, depth: 0 })));
+      for (const e of entries) {
+        const url = normalizeUrl(e.url);
+        if (url && e.lastmod) lastmods.set(url, e.lastmod);
+      }
     }
     const admitted = admitAll(policy, seeds);
     await store.addToFrontier(source.uid, admitted);
@@ -88,7 +94,7 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
   }
 
   const crawlPage = async ({ url, depth }: FrontierEntry) => {
-    const found = await visit(url, depth, { source, index, n, policy, robots, limiter, fetchOptions, options, progress, deps });
+    const found = await visit(url, depth, { source, index, n, policy, robots, limiter, fetchOptions, options, progress, deps, lastmod: lastmods.get(url) ?? null });
     const admitted = admitAll(policy, found.map((link) => ({ url: link, depth: depth + 1 })));
     await store.addToFrontier(source.uid, admitted);
     pending.push(...admitted);
@@ -159,6 +165,8 @@ interface VisitContext {
   options: CrawlRunnerOptions;
   progress: CrawlProgress;
   deps: CrawlDeps;
+  /** The url's sitemap lastmod (ISO 8601), if a sitemap gave one. */
+  lastmod: string | null;
 }
 
 /** Fetches, extracts and indexes one url; returns the links to follow. */
@@ -189,12 +197,16 @@ async function visit(url: string, depth: number, c: VisitContext): Promise<strin
     await skip('disallowed by robots.txt');
     return [];
   }
+  // A sitemap saying the page has not changed since the copy we indexed spares even the conditional request.
+  const unchangedPerSitemap = previous?.status === 'indexed' && previous.lastModified !== null && c.lastmod !== null
+    && Date.parse(c.lastmod) <= Date.parse(previous.lastModified);
   const validators = previous?.status === 'indexed' ? { etag: previous.etag, lastModified: previous.lastModified } : {};
-  const result: FetchPageResult = await c.limiter.run(url, () =>
-    fetchPage(url, { ...c.fetchOptions, maxBytes: c.options.maxBytes, ...validators }));
+  const result: FetchPageResult = unchangedPerSitemap
+    ? { kind: 'notModified', finalUrl: url }
+    : await c.limiter.run(url, () => fetchPage(url, { ...c.fetchOptions, maxBytes: c.options.maxBytes, ...validators }));
 
   if (result.kind === 'notModified') {
-    progress.fetched++;
+    if (!unchangedPerSitemap) progress.fetched++;
     progress.unchanged++;
     // Kept as before: later copies of it under other urls are still duplicates.
     if (previous!.contentHash) c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous!.contentHash });
