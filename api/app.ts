@@ -42,7 +42,7 @@ import { adminConfigurationsRouter } from './routes/admin-configurations.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
 import { adminSourcesRouter } from './routes/admin-sources.js';
 import { SourceService } from './services/source-service.js';
-import { createCrawlQueue } from '../shared/jobs/crawl-queue.js';
+import { CRAWL_QUEUE, createCrawlQueue } from '../shared/jobs/crawl-queue.js';
 import { paramsOf, searchInterfaceRouter } from './routes/search-interface.js';
 import { searchRateLimit } from './middleware/rate-limit.js';
 import { searchCors } from './middleware/search-cors.js';
@@ -147,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   if (config.http.dashboard) {
     const board = new ExpressAdapter();
     board.setBasePath('/admin/queues');
-    createBullBoard({ queues: PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), serverAdapter: board });
+    createBullBoard({ queues: [...PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), new BullMQAdapter(crawlQueue)], serverAdapter: board });
     app.use('/admin/queues', requireKey(auth, { challenge: true, sessions }), requirePermission('admin'), board.getRouter());
   }
 
@@ -163,7 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
   app.use(adminSourcesRouter(new SourceService(storage, indexes, push, crawlQueue, { allowPrivate: config.crawl.allowPrivate })));
   // Generations are jobs too: a stuck or failing generator shows on the operations page beside the pipeline.
-  app.use(adminOperationsRouter({ storage, redis: deps.redis, queues: { ...queues, [GENERATION_QUEUE]: generationQueue }, dashboard: config.http.dashboard }));
+  app.use(adminOperationsRouter({ storage, redis: deps.redis, queues: { ...queues, [GENERATION_QUEUE]: generationQueue, [CRAWL_QUEUE]: crawlQueue }, dashboard: config.http.dashboard }));
   app.use(notFound);
   app.use(errorHandler);
   return app;
