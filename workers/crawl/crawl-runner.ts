@@ -106,8 +106,10 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
   // A fixed number of lanes pull from the shared frontier; a lane that finds it empty ends only when
   // no other lane can add to it any more.
   let active = 0;
+  // One lane failing stops the others, so a retried attempt never runs beside leftovers of this one.
+  let stopped = false;
   const lane = async (): Promise<void> => {
-    for (;;) {
+    while (!stopped) {
       const next = pending.shift();
       if (!next) {
         if (active === 0) return;
@@ -117,13 +119,18 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
       active++;
       try {
         await crawlPage(next);
+      } catch (err) {
+        stopped = true;
+        throw err;
       } finally {
         active--;
       }
     }
   };
   try {
-    await Promise.all(Array.from({ length: options.parallel ?? DEFAULT_PARALLEL }, lane));
+    const lanes = await Promise.allSettled(Array.from({ length: options.parallel ?? DEFAULT_PARALLEL }, lane));
+    const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failure) throw failure.reason;
     // Pages not met again are gone from the site, unless the page limit cut this crawl short.
     if (policy.admittedCount < s.maxPages) {
       for (const p of await store.pages(source.uid)) {
