@@ -27,7 +27,7 @@ beforeAll(async () => {
   svc = await startTestService({ env: { QUARRY_CRAWL_ALLOW_PRIVATE: 'true' } });
   site = await startSite({
     '/robots.txt': (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: QuarryBot\nDisallow: /private/\n'),
-    '/': html('<title>Home</title><main><p>Welcome home</p>' + ['/docs/a', '/docs/a-copy', '/private/x', '/old', '/file.pdf', '/missing', '/big', '/slow', '/docs/b']
+    '/': html('<title>Home</title><main><p>Welcome home</p>' + ['/docs/a', '/docs/a-copy', '/private/x', '/old', '/file.pdf', '/missing', '/big', '/slow', '/docs/b', '/weird']
       .map((p) => `<a href="${p}">${p}</a>`).join(' ') + '</main>'),
     '/docs/a': withEtag('"a1"', () => alpha),
     '/docs/a-copy': html(alpha),
@@ -37,6 +37,7 @@ beforeAll(async () => {
     '/docs/d': html('<title>Delta</title><main><p>Delta page about quinces, only in the sitemap</p></main>'),
     '/docs/e': html('<title>Epsilon</title><main><p>Epsilon page about walnuts</p></main>', { 'last-modified': 'Sat, 21 Nov 2026 08:00:00 GMT' }),
     '/private/x': html('<p>never fetched</p>'),
+    '/weird': (_req, res) => void res.writeHead(304).end(),
     '/file.pdf': (_req, res) => void res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF'),
     '/big': html(`<title>Big</title><main><p>${'word '.repeat(50_000)}</p></main>`),
     '/slow': (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>'), 3000),
@@ -71,11 +72,11 @@ describe('crawling a website source', () => {
     expect(await crawled('site')).toBe(true);
 
     const view = await source('site');
-    expect(view.crawl).toMatchObject({ state: 'done', indexed: 6, unchanged: 0, failed: 2, removed: 0, last_error: null });
+    expect(view.crawl).toMatchObject({ state: 'done', indexed: 6, unchanged: 0, failed: 3, removed: 0, last_error: null });
     expect(view.crawl.finished_at).not.toBeNull();
     const problems = Object.fromEntries(view.crawl.problems.map((p: { url: string; reason: string }) => [new URL(p.url).pathname, p.reason]));
     expect(problems).toEqual({
-      '/private/x': 'disallowed by robots.txt', '/file.pdf': 'not html', '/big': 'too large', '/missing': 'not found', '/slow': 'timeout',
+      '/private/x': 'disallowed by robots.txt', '/file.pdf': 'not html', '/big': 'too large', '/missing': 'not found', '/slow': 'timeout', '/weird': 'http 304 to an unconditional request',
       '/docs/a-copy': `same page as ${site.url('/docs/a')}`, '/old': `same page as ${site.url('/docs/c')}`,
     });
     expect(site.log).not.toContain('GET /private/x');

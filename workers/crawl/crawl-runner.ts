@@ -213,12 +213,18 @@ async function visit(url: string, depth: number, c: VisitContext): Promise<strin
     : await c.limiter.run(url, () => fetchPage(url, { ...c.fetchOptions, maxBytes: c.options.maxBytes, ...validators }));
 
   if (result.kind === 'notModified') {
+    if (previous?.status !== 'indexed') {
+      // A 304 to a request without validators: a broken server; nothing to keep.
+      progress.failed++;
+      await record('failed', 'http 304 to an unconditional request');
+      return [];
+    }
     if (!unchangedPerSitemap) progress.fetched++;
     progress.unchanged++;
     // Kept as before: later copies of it under other urls are still duplicates.
-    if (previous!.contentHash) c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous!.contentHash });
-    await store.upsertPage(source.uid, { ...previous!, lastSeenCrawl: n });
-    return previous!.links;
+    if (previous.contentHash) c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous.contentHash });
+    await store.upsertPage(source.uid, { ...previous, lastSeenCrawl: n });
+    return previous.links;
   }
   if (result.kind === 'skipped') {
     await skip(result.reason);
