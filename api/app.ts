@@ -32,7 +32,7 @@ import { pushDocumentsRouter } from './routes/push-documents.js';
 import { ContentDocumentService } from './services/content-document-service.js';
 import { ContentSearchService } from './services/content-search-service.js';
 import { ContentEngine } from '../shared/search/engine/content-engine.js';
-import { DocumentWriter } from './services/document-writer.js';
+import { DocumentWriter } from '../shared/documents/document-writer.js';
 import { IndexService } from './services/index-service.js';
 import { PushService } from './services/push-service.js';
 import { serverSecret } from '../shared/auth/keyed-hash.js';

@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors/app-error.js';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { WriteOutcome } from '../../shared/storage/ports/document-store.js';
-import type { DocumentWriter } from './document-writer.js';
+import type { DocumentWriter } from '../../shared/documents/document-writer.js';
 
 /** Content interface documents: `{uid, fields}` checked against the index schema, same pipeline as push. */
 export class ContentDocumentService {

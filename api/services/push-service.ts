@@ -1,11 +1,11 @@
-import { encodeMetadata, hashWithMetadata, type DocumentMetadata } from '../../shared/documents/document-metadata.js';
-import { encodeFields } from '../../shared/documents/fields-hash.js';
+import type { DocumentMetadata } from '../../shared/documents/document-metadata.js';
+import type { DocumentWriter } from '../../shared/documents/document-writer.js';
+import { encodePage } from '../../shared/documents/page-document.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { acceptsPush, type IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { WriteOutcome } from '../../shared/storage/ports/document-store.js';
 import type { PushDocument } from '../schemas/push-schemas.js';
-import type { DocumentWriter } from './document-writer.js';
 
 /** Document push (/v2): page documents into an index that has the page fields. */
 export class PushService {
@@ -56,19 +56,4 @@ export class PushService {
   async progress(index: IndexRecord) {
     return { index_uid: index.uid, ...(await this.storage.documents.progress(index.id)), embedder: index.embedder };
   }
-}
-
-function encodePage(uid: string, doc: PushDocument, metadata: DocumentMetadata | undefined) {
-  const encoded = encodeFields(pageFields(doc));
-  if (metadata === undefined) return encoded;
-  const json = encodeMetadata(uid, metadata);
-  return { ...encoded, metadata: json, hash: hashWithMetadata(encoded.hash, json) };
-}
-
-/** Optional fields left out are stored as absent, so `{}` and `{source_url: null}` hash the same. */
-function pageFields(doc: PushDocument): Record<string, unknown> {
-  const f: Record<string, unknown> = { title: doc.title, content: doc.content };
-  if (doc.source_url) f.source_url = doc.source_url;
-  if (doc.last_modified) f.last_modified = doc.last_modified;
-  return f;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DocumentWriter } from '../../api/services/document-writer.js';
+import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { PushService } from '../../api/services/push-service.js';
 import { MAX_METADATA_BYTES, type DocumentMetadata } from '../../shared/documents/document-metadata.js';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';

@@ -3,8 +3,8 @@ import { createLogger } from '../../shared/logging/create-logger.js';
 import { runCrawl } from '../../workers/crawl/crawl-runner.js';
 import { queueDueRecrawls, startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
 import { createCrawlQueue } from '../../shared/jobs/crawl-queue.js';
-import { DocumentWriter } from '../../api/services/document-writer.js';
-import { PushService } from '../../api/services/push-service.js';
+import { DocumentWriter } from '../../shared/documents/document-writer.js';
+import { SourcePages } from '../../workers/crawl/source-pages.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 import { html, redirect, startSite, type Route, type TestSite } from '../unit/crawl-site.js';
 
@@ -137,15 +137,15 @@ describe('crawling a website source', () => {
     expect((await svc.call('POST', '/v1/admin/sources/resume/crawl')).status).toBe(202);
     const crawl = (await svc.storage.sources.get('resume'))!.crawl.crawl;
     const writer = new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 });
-    const push = new PushService(svc.storage, writer);
+    const pages = new SourcePages(writer);
     let writes = 0;
-    const dying = Object.create(push) as PushService;
+    const dying = Object.create(pages) as SourcePages;
     dying.upsert = (...args) => {
       if (++writes === 3) throw new Error('worker killed');
-      return push.upsert(...args);
+      return pages.upsert(...args);
     };
     const before = site.log.length;
-    await expect(runCrawl({ sourceUid: 'resume', crawl }, { storage: svc.storage, push: dying, log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true }))
+    await expect(runCrawl({ sourceUid: 'resume', crawl }, { storage: svc.storage, pages: dying, log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true }))
       .rejects.toThrow('worker killed');
     const half = await svc.storage.sources.get('resume');
     expect(half!.crawl.state).toBe('running');

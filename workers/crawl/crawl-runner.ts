@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { PushService } from '../../api/services/push-service.js';
 import { extractPage, type ExtractedPage } from '../../shared/crawl/extract-page.js';
 import { fetchPage, type FetchPageResult } from '../../shared/crawl/fetch-page.js';
 import { HostLimiter, type HostLimiterOptions } from '../../shared/crawl/host-limiter.js';
@@ -10,6 +9,7 @@ import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { CrawlPayload } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord } from '../../shared/storage/ports/source-store.js';
+import type { SourcePages } from './source-pages.js';
 
 export interface CrawlRunnerOptions {
   userAgent: string;
@@ -23,7 +23,7 @@ export interface CrawlRunnerOptions {
 
 export interface CrawlDeps {
   storage: Storage;
-  push: PushService;
+  pages: SourcePages;
   log: Logger;
 }
 
@@ -136,7 +136,7 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
       for (const p of await store.pages(source.uid)) {
         if (p.lastSeenCrawl >= n) continue;
         if (p.status === 'indexed') {
-          await deps.push.delete(index, p.url);
+          await deps.pages.delete(index, p.url);
           progress.removed++;
         }
         await store.deletePage(source.uid, p.url);
@@ -186,7 +186,7 @@ async function visit(url: string, depth: number, c: VisitContext): Promise<strin
   // A page leaving the index (gone, now skipped, now a duplicate) takes its document with it.
   const unindex = async () => {
     if (previous?.status === 'indexed') {
-      await deps.push.delete(c.index, url);
+      await deps.pages.delete(c.index, url);
       progress.removed++;
     }
   };
@@ -297,5 +297,5 @@ async function index(c: VisitContext, uid: string, page: ExtractedPage, fetched:
     source_url: uid,
     last_modified: lastModified && !Number.isNaN(lastModified.getTime()) ? lastModified.toISOString() : null,
   };
-  await c.deps.push.upsert(c.index, uid, doc, c.source.settings.fragments.length > 0 ? page.fragments : undefined);
+  await c.deps.pages.upsert(c.index, uid, doc, c.source.settings.fragments.length > 0 ? page.fragments : undefined);
 }

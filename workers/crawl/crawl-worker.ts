@@ -1,13 +1,13 @@
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { DocumentWriter } from '../../api/services/document-writer.js';
-import { PushService } from '../../api/services/push-service.js';
+import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { crawlerUserAgent } from '../../shared/crawl/fetch-page.js';
 import { CRAWL_QUEUE, createCrawlQueue, queueCrawl, type CrawlPayload } from '../../shared/jobs/crawl-queue.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { workerSettings, type WorkerOptions } from '../registry.js';
 import { runCrawl, type CrawlRunnerOptions } from './crawl-runner.js';
+import { SourcePages } from './source-pages.js';
 
 /** `concurrency`: crawls this process runs at once. */
 export interface CrawlWorkerOptions extends WorkerOptions {
@@ -26,7 +26,7 @@ export interface CrawlWorker {
 }
 
 /**
- * Runs crawl jobs. Pages go through the same write path as pushes (DocumentWriter, PushService), so
+ * Runs crawl jobs. Pages go through the same write path as pushes (SourcePages), so
  * the section -> embed -> index workers index them like any pushed page. A failed attempt retries with
  * backoff and resumes from the stored frontier; when the last attempt fails the crawl is `failed`
  * with the reason.
@@ -34,13 +34,13 @@ export interface CrawlWorker {
 export function startCrawlWorker(deps: { storage: Storage; queues: PipelineQueues; log: Logger }, o: CrawlWorkerOptions): CrawlWorker {
   const { storage, log } = deps;
   const writer = new DocumentWriter((w) => storage.documents.applyWrites(w), deps.queues, log, { batchSize: o.batchSize });
-  const push = new PushService(storage, writer);
+  const pages = new SourcePages(writer);
   const runner: CrawlRunnerOptions = { userAgent: crawlerUserAgent(o.contactUrl), allowPrivate: o.allowPrivate, ...o.runner };
   const worker = new Worker<CrawlPayload>(
     CRAWL_QUEUE,
     async (job: Job<CrawlPayload>) => {
       try {
-        await runCrawl(job.data, { storage, push, log }, runner);
+        await runCrawl(job.data, { storage, pages, log }, runner);
       } catch (err) {
         if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
           const source = await storage.sources.get(job.data.sourceUid);

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { AppError } from '../../shared/errors/app-error.js';
-import { newJobId } from '../../shared/jobs/job-id.js';
-import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
-import type { DocumentRef, DocumentWrite, WriteOutcome } from '../../shared/storage/ports/document-store.js';
+import { AppError } from '../errors/app-error.js';
+import { newJobId } from '../jobs/job-id.js';
+import type { PipelineQueues } from '../jobs/pipeline-queues.js';
+import type { DocumentRef, DocumentWrite, WriteOutcome } from '../storage/ports/document-store.js';
 
 export interface DocumentWriterOptions {
   /** Documents per pipeline job. */
