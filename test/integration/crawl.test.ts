@@ -194,4 +194,31 @@ describe('crawling a website source', () => {
       await queue.close();
     }
   });
+
+  it('a worker shutting down pauses its crawl after the pages in flight; the next worker finishes it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    site.routes['/pause-home'] = html('<title>Pause home</title><main><p>Start here</p><a href="/hold">hold</a></main>');
+    site.routes['/hold'] = (req, res) => void held.then(() => html('<title>Hold</title><main><p>Held page</p><a href="/after">after</a></main>')(req, res));
+    site.routes['/after'] = html('<title>After</title><main><p>Found after the pause</p></main>');
+    await svc.call('POST', '/v1/admin/sources', { uid: 'pause', kind: 'website', start_urls: [site.url('/pause-home')] });
+    expect((await svc.call('POST', '/v1/admin/sources/pause/crawl')).status).toBe(202);
+    expect(await waitFor(() => site.log.includes('GET /hold'))).toBe(true);
+
+    const closing = worker.close();
+    release();
+    await closing;
+    expect((await svc.storage.sources.get('pause'))!.crawl.state).toBe('running');
+    expect((await svc.storage.sources.frontier('pause')).filter((e) => !e.done).map((e) => new URL(e.url).pathname)).toEqual(['/after']);
+    expect(site.log).not.toContain('GET /after');
+
+    worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
+      connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
+      contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
+    });
+    expect(await crawled('pause')).toBe(true);
+    expect((await source('pause')).crawl).toMatchObject({ state: 'done', indexed: 3, failed: 0 });
+    expect(await documents('source-pause')).toEqual(['/after', '/hold', '/pause-home'].map((p) => site.url(p)).sort());
+    for (const path of ['/pause-home', '/hold', '/after']) expect(fetches(path), path).toBe(1);
+  });
 });

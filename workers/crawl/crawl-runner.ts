@@ -25,10 +25,19 @@ export interface CrawlDeps {
   storage: Storage;
   pages: SourcePages;
   log: Logger;
+  /** Aborted when the worker shuts down: the crawl stops after the pages in flight and throws CrawlPaused. */
+  signal?: AbortSignal;
 }
 
 /** Stops a crawl whose source was deleted, or whose crawl number moved on, while it ran. */
 class Superseded extends Error {}
+
+/** The crawl stopped for a shutdown with its frontier saved; the next attempt resumes it. */
+export class CrawlPaused extends Error {
+  constructor() {
+    super('crawl paused for a worker shutdown');
+  }
+}
 
 const MAX_TITLE = 4096;
 /** Document uids are at most 512 characters (API.md); longer urls are skipped rather than renamed. */
@@ -109,7 +118,7 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
   // One lane failing stops the others, so a retried attempt never runs beside leftovers of this one.
   let stopped = false;
   const lane = async (): Promise<void> => {
-    while (!stopped) {
+    while (!stopped && !deps.signal?.aborted) {
       const next = pending.shift();
       if (!next) {
         if (active === 0) return;
@@ -131,6 +140,7 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
     const lanes = await Promise.allSettled(Array.from({ length: options.parallel ?? DEFAULT_PARALLEL }, lane));
     const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failure) throw failure.reason;
+    if (deps.signal?.aborted) throw new CrawlPaused();
     // Pages not met again are gone from the site, unless the page limit cut this crawl short.
     if (policy.admittedCount < s.maxPages) {
       for (const p of await store.pages(source.uid)) {

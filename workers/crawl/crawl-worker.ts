@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { crawlerUserAgent } from '../../shared/crawl/fetch-page.js';
@@ -6,7 +6,7 @@ import { CRAWL_QUEUE, createCrawlQueue, queueCrawl, type CrawlPayload } from '..
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { workerSettings, type WorkerOptions } from '../registry.js';
-import { runCrawl, type CrawlRunnerOptions } from './crawl-runner.js';
+import { CrawlPaused, runCrawl, type CrawlRunnerOptions } from './crawl-runner.js';
 import { SourcePages } from './source-pages.js';
 
 /** `concurrency`: crawls this process runs at once. */
@@ -35,13 +35,20 @@ export function startCrawlWorker(deps: { storage: Storage; queues: PipelineQueue
   const { storage, log } = deps;
   const writer = new DocumentWriter((w) => storage.documents.applyWrites(w), deps.queues, log, { batchSize: o.batchSize });
   const pages = new SourcePages(writer);
+  // A crawl can run for hours: a shutdown pauses it instead of waiting for it to finish.
+  const shutdown = new AbortController();
   const runner: CrawlRunnerOptions = { userAgent: crawlerUserAgent(o.contactUrl), allowPrivate: o.allowPrivate, ...o.runner };
   const worker = new Worker<CrawlPayload>(
     CRAWL_QUEUE,
-    async (job: Job<CrawlPayload>) => {
+    async (job: Job<CrawlPayload>, token?: string) => {
       try {
-        await runCrawl(job.data, { storage, pages, log }, runner);
+        await runCrawl(job.data, { storage, pages, log, signal: shutdown.signal }, runner);
       } catch (err) {
+        if (err instanceof CrawlPaused) {
+          // Back to the queue without spending an attempt: the next worker resumes from the frontier.
+          await job.moveToDelayed(Date.now(), token);
+          throw new DelayedError();
+        }
         if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
           const source = await storage.sources.get(job.data.sourceUid);
           if (source && source.crawl.crawl === job.data.crawl) {
@@ -61,6 +68,7 @@ export function startCrawlWorker(deps: { storage: Storage; queues: PipelineQueue
   return {
     close: async () => {
       if (timer) clearInterval(timer);
+      shutdown.abort();
       await worker.close();
       await queue.close();
     },
