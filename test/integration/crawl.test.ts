@@ -221,4 +221,16 @@ describe('crawling a website source', () => {
     expect(await documents('source-pause')).toEqual(['/after', '/hold', '/pause-home'].map((p) => site.url(p)).sort());
     for (const path of ['/pause-home', '/hold', '/after']) expect(fetches(path), path).toBe(1);
   });
+
+  it('a page whose fragments are over the metadata limit fails alone, with the reason, and the crawl goes on', async () => {
+    site.routes['/fat'] = html(`<title>Fat</title><main><p>Many marks</p>${'<i>x</i>'.repeat(10_000)}<a href="/fat-next">next</a></main>`);
+    site.routes['/fat-next'] = html('<title>Next</title><main><p>Next page</p></main>');
+    await svc.call('POST', '/v1/admin/sources', { uid: 'fat', kind: 'website', start_urls: [site.url('/fat')], fragments: ['i'] });
+    expect((await svc.call('POST', '/v1/admin/sources/fat/crawl')).status).toBe(202);
+    expect(await crawled('fat')).toBe(true);
+    const view = await source('fat');
+    expect(view.crawl).toMatchObject({ state: 'done', indexed: 1, failed: 1 });
+    expect(view.crawl.problems).toEqual([{ url: site.url('/fat'), status: 'failed', reason: expect.stringMatching(/invalid metadata/) }]);
+    expect(await documents('source-fat')).toEqual([site.url('/fat-next')]);
+  });
 });

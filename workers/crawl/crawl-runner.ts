@@ -5,6 +5,7 @@ import { HostLimiter, type HostLimiterOptions } from '../../shared/crawl/host-li
 import { RobotsCache } from '../../shared/crawl/robots.js';
 import { readSitemaps } from '../../shared/crawl/sitemaps.js';
 import { contentHash, CrawlPolicy, normalizeUrl } from '../../shared/crawl/url-policy.js';
+import { AppError } from '../../shared/errors/app-error.js';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { CrawlPayload } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -287,7 +288,15 @@ async function visit(url: string, depth: number, c: VisitContext): Promise<strin
   if (keptPrevious?.status === 'indexed' && keptPrevious.contentHash === hash) {
     progress.unchanged++;
   } else {
-    await index(c, keptUrl, page, result);
+    try {
+      await index(c, keptUrl, page, result);
+    } catch (err) {
+      // A page the store refuses (fragments over the metadata limit) fails alone, not the crawl.
+      if (!(err instanceof AppError) || err.kind !== 'invalid_document') throw err;
+      progress.failed++;
+      await store.upsertPage(source.uid, { url: keptUrl, etag: null, lastModified: null, contentHash: null, status: 'failed', reason: err.message, lastSeenCrawl: n, links: page.links });
+      return page.links;
+    }
     progress.indexed++;
   }
   await store.upsertPage(source.uid, { url: keptUrl, status: 'indexed', reason: null, contentHash: hash, lastSeenCrawl: n, ...validatorsNow });
