@@ -98,6 +98,13 @@ describe('crawling a website source', () => {
       { selector: 'table.specs', matches: [] },
     ]);
     expect(metadata.get(site.url('/docs/c'))).toEqual([{ selector: '.price', matches: [] }, { selector: 'table.specs', matches: [] }]);
+
+    // A configuration naming the source's index searches it, and the page's fragments come back on its results.
+    const tool = await svc.call('POST', '/v1/admin/configurations', { variant: 'tool', name: 'site', indexes: ['source-site'] });
+    expect(tool.status).toBe(201);
+    const qs = new URLSearchParams({ uid: tool.body.uid, 'session-id': 's1', query: 'lanterns' });
+    const results = (await (await fetch(`${svc.url}/v1/tool/search?${qs}`)).json()).results as { title?: string; metadata?: unknown }[];
+    expect(results.find((r) => r.title === 'Alpha')?.metadata).toEqual(metadata.get(site.url('/docs/a')));
   });
 
   it('recrawls incrementally: 304 for an unchanged page, a changed page re-indexed, gone pages removed', async () => {
