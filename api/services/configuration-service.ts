@@ -127,14 +127,17 @@ export class ConfigurationService {
     };
   }
 
+  /** Index uids, or website source uids standing for their index (API.md): what a configuration searches. */
   private async checkIndexes(uids: string[] | undefined): Promise<string[]> {
     if (!uids) throw new AppError('invalid_request', 'Invalid request: indexes: name at least one index to search (an API Tool may call them sources)');
-    const unique = [...new Set(uids)];
-    const found = await Promise.all(unique.map((u) => this.storage.indexes.get(u)));
-    const missing = unique.filter((_, i) => !found[i]);
+    const resolved = await Promise.all([...new Set(uids)].map(async (u) => {
+      if (await this.storage.indexes.get(u)) return { name: u, index: u };
+      return { name: u, index: (await this.storage.sources.get(u))?.indexUid ?? null };
+    }));
+    const missing = resolved.filter((r) => r.index === null).map((r) => r.name);
     if (missing.length) {
-      throw new AppError('invalid_request', `Invalid request: indexes: ${missing.map((m) => `'${m}'`).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist; create the index first`);
+      throw new AppError('invalid_request', `Invalid request: indexes: ${missing.map((m) => `'${m}'`).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist as an index or a website source; create it first`);
     }
-    return unique;
+    return [...new Set(resolved.map((r) => r.index!))];
   }
 }

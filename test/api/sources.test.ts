@@ -139,6 +139,18 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       expect((await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'gone' })).status).toBe(201);
     });
 
+    it('lets a configuration name a source by its uid, standing for the source index', async () => {
+      await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'named' });
+      const tool = await svc.call('POST', '/v1/admin/configurations', { variant: 'tool', name: 'site', indexes: ['named'] });
+      expect(tool.status).toBe(201);
+      expect(tool.body.indexes).toEqual(['source-named']);
+      const both = await svc.call('PATCH', `/v1/admin/configurations/${tool.body.uid}`, { indexes: ['named', 'source-named'] });
+      expect(both.body.indexes).toEqual(['source-named']);
+      const bad = await svc.call('POST', '/v1/admin/configurations', { variant: 'tool', name: 'x', indexes: ['no-such-thing'] });
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toContain("'no-such-thing' does not exist as an index or a website source");
+    });
+
     it('needs an admin key and is documented in openapi.json', async () => {
       const key = await svc.call('POST', '/v1/admin/keys', { name: 'w', permissions: ['read', 'write'] });
       expect((await svc.call('GET', '/v1/admin/sources/docs', undefined, { 'x-api-key': key.body.key })).status).toBe(403);
