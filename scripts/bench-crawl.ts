@@ -1,0 +1,205 @@
+/**
+ * `npm run bench:crawl`: pages per second a website source crawls and indexes from a local HTTP server,
+ * against the raw fetch rate of the same pages in the same run, on a private stack (Redis, API, one
+ * worker) started and removed here. Prints a table; writes bench-results/crawl.json.
+ *
+ *   --pages 500   pages served (the Python docs from ../shared/data, else generated linked pages)
+ *
+ * The pages are listed in a sitemap and the source has max_depth 0, so the crawl fetches exactly the
+ * pages the raw pass fetched (plus robots.txt and the sitemap), whatever they link to.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { HOST_LIMIT_DEFAULTS } from '../shared/crawl/host-limiter.js';
+import { DbProbe } from './bench/db-probe.js';
+import { makeTarget, sendJson } from './bench/http-load.js';
+import { Cleanup, cpuMeter, machineInfo, processOutput, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
+import { waitDrained } from './bench/quarry-client.js';
+import { round } from './bench/stats.js';
+import { loadPythonDocs } from './eval/python-docs.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const say = (m: string) => console.error(`[bench] ${m}`);
+
+interface SitePage {
+  path: string;
+  title: string;
+  html: string;
+}
+
+interface CrawlView {
+  crawl: { state: string; discovered: number; fetched: number; indexed: number; skipped: number; failed: number; last_error: string | null; problems: unknown[] };
+}
+
+/** Real documentation pages when the shared data is there; otherwise pages of generated text linking to each other. */
+function sitePages(n: number): { corpus: string; pages: SitePage[] } {
+  try {
+    const docs = loadPythonDocs(join(root, '../shared/data/python-docs/python-3.11.2-html.tar.gz'));
+    if (docs.length >= n) {
+      return { corpus: 'python-3.11.2 docs (../shared/data)', pages: docs.slice(0, n).map((d) => ({ path: `/${d.uid}`, title: d.title, html: d.content })) };
+    }
+    say(`only ${docs.length} Python docs pages, ${n} asked: generating pages instead`);
+  } catch (err) {
+    say(`Python docs not available (${err instanceof Error ? err.message : String(err)}): generating pages instead`);
+  }
+  const words = ['lantern', 'harbour', 'quince', 'ferry', 'walnut', 'zeppelin', 'kite', 'meadow', 'copper', 'orchard', 'granite', 'thistle'];
+  const pages = Array.from({ length: n }, (_, i) => {
+    const text = Array.from({ length: 300 }, (_, j) => words[(i * 7 + j * 13) % words.length]).join(' ');
+    const links = [1, 2, 3].map((k) => `<a href="/page-${(i + k) % n}.html">next ${k}</a>`).join(' ');
+    const title = `Page ${i} token${i}x`;
+    return { path: `/page-${i}.html`, title, html: `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p>${links}</main></body></html>` };
+  });
+  return { corpus: 'generated', pages };
+}
+
+async function startSite(pages: SitePage[]): Promise<{ url: (path: string) => string; server: http.Server }> {
+  const byPath = new Map(pages.map((p) => [p.path, Buffer.from(p.html)]));
+  let base = '';
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+    if (path === '/sitemap.xml') {
+      const urls = pages.map((p) => `<url><loc>${base}${encodeURI(p.path)}</loc></url>`).join('');
+      return void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
+    }
+    const body = byPath.get(decodeURI(path));
+    if (!body) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: (path) => `${base}${encodeURI(path)}`, server };
+}
+
+/** Every page fetched from Node with the crawler's per-host concurrency and no delay: what the server and sockets allow. */
+async function rawFetch(urls: string[], concurrency: number): Promise<{ pages: number; seconds: number; pagesPerSecond: number; bytes: number }> {
+  let next = 0;
+  let bytes = 0;
+  const t0 = performance.now();
+  const lane = async () => {
+    while (next < urls.length) {
+      const url = urls[next++];
+      const res = await fetch(url);
+      if (res.status !== 200) throw new Error(`raw fetch ${url} -> ${res.status}`);
+      bytes += (await res.arrayBuffer()).byteLength;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  const seconds = (performance.now() - t0) / 1000;
+  return { pages: urls.length, seconds: round(seconds, 2), pagesPerSecond: round(urls.length / seconds, 1), bytes };
+}
+
+/** A few crawled pages looked up by their title through content search: indexed means found. */
+async function searchableSample(api: ReturnType<typeof makeTarget>, index: string, pages: { url: string; title: string }[]) {
+  let found = 0;
+  for (const p of pages) {
+    const r = await sendJson<{ results: { uid: string }[] }>(api, 'POST', '/v1/content/search', { index_uid: index, query: p.title, boosting: 'title content', fields: [], limit: 50 });
+    if (r.results.some((x) => x.uid === p.url)) found++;
+  }
+  return { checked: pages.length, found };
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { pages: { type: 'string' } }, strict: true });
+  const n = values.pages === undefined ? 500 : Number(values.pages);
+  if (!Number.isInteger(n) || n < 1) throw new Error('--pages must be a whole number >= 1');
+  const cleanup = new Cleanup();
+  cleanup.onSignals(say);
+
+  let stack: Stack | undefined;
+  try {
+    const { corpus, pages } = sitePages(n);
+    const site = await startSite(pages);
+    cleanup.add('stop site', () => {
+      site.server.closeAllConnections();
+      site.server.close();
+    });
+    const urls = pages.map((p) => site.url(p.path));
+    const loadAvg = os.loadavg();
+    const idle = cpuMeter({});
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleCpu = idle();
+    if (idleCpu.others > 25) say(`warning: the machine is already busy (${idleCpu.others}% of one core used by other processes); figures will be noisy`);
+
+    say(`${pages.length} pages (${corpus}); raw fetch at ${HOST_LIMIT_DEFAULTS.concurrency} at once`);
+    const raw = await rawFetch(urls, HOST_LIMIT_DEFAULTS.concurrency);
+
+    say('starting redis, API and worker');
+    stack = await startStack(root, cleanup, { QUARRY_CRAWL_ALLOW_PRIVATE: 'true' });
+    const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, 16);
+    cleanup.add('close client sockets', () => api.agent.destroy());
+    const probe = new DbProbe(stack.dataDir);
+    cleanup.add('close database', () => probe.close());
+
+    await sendJson(api, 'POST', '/v1/admin/sources', { uid: 'bench', kind: 'website', sitemaps: [site.url('/sitemap.xml')], max_depth: 0, max_pages: Math.max(n, 1) }, [201]);
+    say(`crawling (politeness: ${HOST_LIMIT_DEFAULTS.concurrency} at once, ${HOST_LIMIT_DEFAULTS.minDelayMs} ms between starts per host)`);
+    const cpu = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid });
+    const t0 = performance.now();
+    await sendJson(api, 'POST', '/v1/admin/sources/bench/crawl', undefined, [202]);
+    let view: CrawlView;
+    for (;;) {
+      stack.assertAlive();
+      view = await sendJson<CrawlView>(api, 'GET', '/v1/admin/sources/bench');
+      if (view.crawl.state === 'done' || view.crawl.state === 'failed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const crawledAt = performance.now();
+    if (view.crawl.state !== 'done') throw new Error(`crawl ${view.crawl.state}: ${view.crawl.last_error}`);
+    const drained = await waitDrained(api, probe, 'source-bench', { expectDocuments: view.crawl.indexed, assertAlive: stack.assertAlive, pollMs: 50 });
+    const crawlCpu = cpu();
+    const crawlS = (crawledAt - t0) / 1000;
+    const indexedS = (drained.at - t0) / 1000;
+    const step = Math.max(1, Math.floor(pages.length / 10));
+    const sample = await searchableSample(api, 'source-bench', pages.filter((_, i) => i % step === 0).slice(0, 10).map((p) => ({ url: site.url(p.path), title: p.title })));
+
+    const politeCeiling = Math.min(raw.pagesPerSecond, 1000 / HOST_LIMIT_DEFAULTS.minDelayMs);
+    const results = {
+      raw,
+      politenessCeilingPagesPerSecond: round(politeCeiling, 1),
+      crawl: {
+        seconds: round(crawlS, 2), fetched: view.crawl.fetched, indexed: view.crawl.indexed, skipped: view.crawl.skipped, failed: view.crawl.failed,
+        pagesPerSecond: round(view.crawl.fetched / crawlS, 2), problems: view.crawl.problems.slice(0, 10),
+      },
+      searchable: {
+        seconds: round(indexedS, 2), documents: drained.status.documents, pending: drained.status.pending,
+        pagesPerSecond: round(drained.status.documents / indexedS, 2), sample,
+      },
+      ratios: {
+        crawlToRaw: Number((view.crawl.fetched / crawlS / raw.pagesPerSecond).toPrecision(3)),
+        indexedToRaw: Number((drained.status.documents / indexedS / raw.pagesPerSecond).toPrecision(3)),
+        crawlToPolitenessCeiling: round(view.crawl.fetched / crawlS / politeCeiling, 3),
+      },
+      cpuDuringCrawl: crawlCpu,
+    };
+    const rows: [string, string, string][] = [
+      ['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s`],
+      [`politeness ceiling (${HOST_LIMIT_DEFAULTS.minDelayMs} ms between starts)`, '', `${results.politenessCeilingPagesPerSecond} pages/s`],
+      ['crawl done (fetched)', `${view.crawl.fetched} pages in ${results.crawl.seconds} s`, `${results.crawl.pagesPerSecond} pages/s (${results.ratios.crawlToRaw}x raw, ${results.ratios.crawlToPolitenessCeiling}x ceiling)`],
+      ['indexed, pending 0', `${drained.status.documents} docs in ${results.searchable.seconds} s`, `${results.searchable.pagesPerSecond} pages/s (${results.ratios.indexedToRaw}x raw)`],
+      ['searchable sample (by title)', `${sample.found}/${sample.checked} found`, ''],
+    ];
+    const width = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
+    console.log(`\n${rows.map((r) => r.map((c, i) => c.padEnd(width[i])).join(' | ')).join('\n')}\n`);
+    console.log(`CPU during the crawl (% of one core): ${JSON.stringify(crawlCpu)}; before start: ${JSON.stringify(idleCpu)}\n`);
+
+    const output = processOutput(stack, say);
+    writeResults(root, 'crawl.json', {
+      timestamp: new Date().toISOString(),
+      machine: machineInfo(loadAvg, idleCpu),
+      settings: { pages: pages.length, corpus, hostLimits: HOST_LIMIT_DEFAULTS, source: { sitemap: true, max_depth: 0 }, embedder: 'default (glove)', workerProcesses: 1 },
+      results,
+      processOutput: output,
+    }, say);
+  } catch (err) {
+    reportFailure(err, cleanup, stack);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+await main();
