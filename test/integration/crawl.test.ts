@@ -240,4 +240,53 @@ describe('crawling a website source', () => {
     expect(view.crawl.problems).toEqual([{ url: site.url('/fat'), status: 'failed', reason: expect.stringMatching(/invalid metadata/) }]);
     expect(await documents('source-fat')).toEqual([site.url('/fat-next')]);
   });
+  it('reads the sitemaps robots.txt names on the start urls\' origins: a page no link reaches is indexed, another origin\'s sitemap is not read', async () => {
+    const shop = await startSite({});
+    const elsewhere = await startSite({});
+    try {
+      shop.routes['/robots.txt'] = (_req, res) => void res.writeHead(200, { 'content-type': 'text/plain' })
+        .end(`User-agent: *\nDisallow: /private/\nSitemap: ${shop.url('/shop-sitemap.xml')}\nSitemap: ${elsewhere.url('/sitemap.xml')}\n`);
+      shop.routes['/'] = html('<title>Shop</title><main><p>Shop front</p><a href="/linked">linked</a></main>');
+      shop.routes['/linked'] = html('<title>Linked</title><main><p>Linked page</p></main>');
+      shop.routes['/orphan'] = html('<title>Orphan</title><main><p>Orphan page about marmalade</p></main>', { 'last-modified': 'Sat, 21 Nov 2026 08:00:00 GMT' });
+      shop.routes['/drafts/x'] = html('<title>Draft</title><main><p>Excluded by the source</p></main>');
+      shop.routes['/private/y'] = html('<p>never fetched</p>');
+      shop.routes['/shop-sitemap.xml'] = (_req, res) => void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>
+        <url><loc>${shop.url('/orphan')}</loc><lastmod>2026-11-20T10:00:00Z</lastmod></url>
+        <url><loc>${shop.url('/drafts/x')}</loc></url><url><loc>${shop.url('/private/y')}</loc></url></urlset>`);
+      elsewhere.routes['/sitemap.xml'] = (_req, res) => void res.writeHead(200, { 'content-type': 'application/xml' })
+        .end(`<urlset><url><loc>${elsewhere.url('/page')}</loc></url></urlset>`);
+      elsewhere.routes['/page'] = html('<title>Elsewhere</title><main><p>Another site</p></main>');
+
+      // The source also names the robots.txt sitemap itself: it is read once.
+      const created = await svc.call('POST', '/v1/admin/sources', {
+        uid: 'shop', kind: 'website', start_urls: [shop.url('/')], sitemaps: [shop.url('/shop-sitemap.xml')], exclude: ['/drafts/*'],
+      });
+      expect(created.status).toBe(201);
+      expect((await svc.call('POST', '/v1/admin/sources/shop/crawl')).status).toBe(202);
+      expect(await crawled('shop')).toBe(true);
+      expect((await source('shop')).crawl).toMatchObject({ state: 'done', indexed: 3, failed: 0 });
+      expect(await documents('source-shop')).toEqual(['/', '/linked', '/orphan'].map((p) => shop.url(p)).sort());
+      expect(await waitFor(async () => (await svc.keywordUids('source-shop', 'marmalade', ['title', 'content'])).length > 0)).toBe(true);
+      expect(shop.log.filter((l) => l === 'GET /shop-sitemap.xml')).toHaveLength(1);
+      expect(shop.log).not.toContain('GET /drafts/x');
+      expect(shop.log).not.toContain('GET /private/y');
+      expect(elsewhere.log).toEqual([]);
+
+      // Without the source naming it, the robots.txt sitemap is still read, and its lastmod (older than the copy
+      // indexed) spares the orphan page a request on the recrawl.
+      expect((await svc.call('PATCH', '/v1/admin/sources/shop', { sitemaps: [] })).status).toBe(200);
+      const before = shop.log.length;
+      expect((await svc.call('POST', '/v1/admin/sources/shop/crawl')).status).toBe(202);
+      expect(await crawled('shop')).toBe(true);
+      expect((await source('shop')).crawl).toMatchObject({ state: 'done', removed: 0 });
+      expect(shop.log.slice(before)).toContain('GET /shop-sitemap.xml');
+      expect(shop.log.slice(before)).not.toContain('GET /orphan');
+      expect(await documents('source-shop')).toEqual(['/', '/linked', '/orphan'].map((p) => shop.url(p)).sort());
+      expect(elsewhere.log).toEqual([]);
+    } finally {
+      await shop.close();
+      await elsewhere.close();
+    }
+  });
 });

@@ -87,8 +87,9 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
     }
   } else {
     const seeds: FrontierEntry[] = s.startUrls.map((url) => ({ url, depth: 0 }));
-    if (s.sitemaps.length > 0) {
-      const { entries, errors } = await readSitemaps(s.sitemaps, { ...fetchOptions, limiter });
+    const sitemaps = await sitemapsToRead(s, robots);
+    if (sitemaps.length > 0) {
+      const { entries, errors } = await readSitemaps(sitemaps, { ...fetchOptions, limiter });
       for (const e of errors) deps.log.warn({ source: source.uid, sitemap: e.url, reason: e.reason }, 'sitemap not read');
       seeds.push(...entries.map((e) => ({ url: e.url, depth: 0 })));
       for (const e of entries) {
@@ -161,6 +162,19 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
     if (err instanceof Superseded) return;
     throw err;
   }
+}
+
+/**
+ * The source's sitemaps and those named by the robots.txt of its start urls' origins, each once. A
+ * robots.txt sitemap off the crawl's hosts is not read, so a robots.txt never sends the crawl to a
+ * host the source does not name.
+ */
+async function sitemapsToRead(s: SourceRecord['settings'], robots: RobotsCache): Promise<string[]> {
+  const normalized = (urls: string[]) => urls.map((u) => normalizeUrl(u)).filter((u): u is string => u !== null);
+  const hosts = new Set(normalized([...s.startUrls, ...s.sitemaps]).map((u) => new URL(u).host));
+  const origins = new Set(normalized(s.startUrls).map((u) => new URL(u).origin));
+  const named = (await Promise.all([...origins].map(async (origin) => (await robots.rulesFor(origin)).sitemaps))).flat();
+  return [...new Set([...normalized(s.sitemaps), ...normalized(named).filter((u) => hosts.has(new URL(u).host))])];
 }
 
 function admitAll(policy: CrawlPolicy, entries: FrontierEntry[]): FrontierEntry[] {
