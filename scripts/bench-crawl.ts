@@ -94,14 +94,20 @@ async function rawFetch(urls: string[], concurrency: number): Promise<{ pages: n
   return { pages: urls.length, seconds: round(seconds, 2), pagesPerSecond: round(urls.length / seconds, 1), bytes };
 }
 
+/** The words of a page's title worth searching for: entities decoded, the site-wide suffix dropped. */
+const titleQuery = (title: string) => title
+  .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
+  .replace(/&lt;|&gt;|&amp;|&quot;/g, ' ')
+  .replace(/\s+\u2014\s+Python [\d.]+ documentation$/, '');
+
 /** A few crawled pages looked up by their title through content search: indexed means found. */
 async function searchableSample(api: ReturnType<typeof makeTarget>, index: string, pages: { url: string; title: string }[]) {
-  let found = 0;
+  const missing: string[] = [];
   for (const p of pages) {
-    const r = await sendJson<{ results: { uid: string }[] }>(api, 'POST', '/v1/content/search', { index_uid: index, query: p.title, boosting: 'title content', fields: [], limit: 50 });
-    if (r.results.some((x) => x.uid === p.url)) found++;
+    const r = await sendJson<{ results: { uid: string }[] }>(api, 'POST', '/v1/content/search', { index_uid: index, query: titleQuery(p.title), boosting: 'title content', fields: [], limit: 100 });
+    if (!r.results.some((x) => x.uid === p.url)) missing.push(p.url);
   }
-  return { checked: pages.length, found };
+  return { checked: pages.length, found: pages.length - missing.length, missing };
 }
 
 async function main() {
