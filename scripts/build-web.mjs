@@ -2,66 +2,51 @@
 // the last build, so `npm start` and `npm test` can call it every time. Plain JavaScript: it runs
 // before anything is compiled. `--report` prints the initial download size (what a first visit fetches).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { buildInto, isStale, rebuildOnChange } from './build-support.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const web = join(root, 'web');
 const dist = join(web, 'dist');
 const stamp = join(dist, 'index.html');
 
-function newestSource(dir = web) {
-  let newest = statSync(join(root, 'package-lock.json')).mtimeMs;
-  for (const name of readdirSync(dir)) {
-    if (dir === web && (name === 'dist' || name === 'node_modules')) continue;
-    const path = join(dir, name);
-    const s = statSync(path);
-    newest = Math.max(newest, s.isDirectory() ? newestSource(path) : s.mtimeMs);
-  }
-  return newest;
-}
-
 export function webIsStale() {
-  return !existsSync(stamp) || newestSource() > statSync(stamp).mtimeMs;
+  return isStale(web, stamp, [join(root, 'package-lock.json'), fileURLToPath(import.meta.url)]);
 }
 
 /** Bundles web/src into hashed files under web/dist/assets and writes index.html naming them. */
 export async function buildWeb({ minify = true } = {}) {
   const { build } = await import('esbuild');
-  // Built beside dist and swapped in by renames, so a running server never sees a half-written app.
-  const next = `${dist}.next-${process.pid}`;
-  rmSync(next, { recursive: true, force: true });
-  const result = await build({
-    entryPoints: [join(web, 'src/main.tsx')],
-    bundle: true,
-    format: 'esm',
-    splitting: true,
-    minify,
-    sourcemap: minify ? false : 'inline',
-    target: ['es2022'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    outdir: join(next, 'assets'),
-    entryNames: '[name]-[hash]',
-    chunkNames: 'chunk-[hash]',
-    metafile: true,
-    logLevel: 'warning',
-    legalComments: 'none',
+  return buildInto(dist, async (next) => {
+    const result = await build({
+      entryPoints: [join(web, 'src/main.tsx')],
+      bundle: true,
+      format: 'esm',
+      splitting: true,
+      minify,
+      sourcemap: minify ? false : 'inline',
+      target: ['es2022'],
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      outdir: join(next, 'assets'),
+      entryNames: '[name]-[hash]',
+      chunkNames: 'chunk-[hash]',
+      metafile: true,
+      logLevel: 'warning',
+      legalComments: 'none',
+    });
+    const outputs = Object.entries(result.metafile.outputs);
+    // With splitting, every lazily imported page is an entry point of its own chunk too: pick main.tsx's.
+    const entry = outputs.find(([, o]) => o.entryPoint?.endsWith('src/main.tsx'))?.[0];
+    const css = outputs.find(([p]) => p.endsWith('.css'))?.[0];
+    const name = (p) => relative(join(next, 'assets'), join(root, p));
+    const html = readFileSync(join(web, 'index.html'), 'utf8').replace('%JS%', name(entry)).replace('%CSS%', name(css));
+    writeFileSync(join(next, 'index.html'), html);
+    return { html: stamp };
   });
-  const outputs = Object.entries(result.metafile.outputs);
-  // With splitting, every lazily imported page is an entry point of its own chunk too: pick main.tsx's.
-  const entry = outputs.find(([, o]) => o.entryPoint?.endsWith('src/main.tsx'))?.[0];
-  const css = outputs.find(([p]) => p.endsWith('.css'))?.[0];
-  const name = (p) => relative(join(next, 'assets'), join(root, p));
-  const html = readFileSync(join(web, 'index.html'), 'utf8').replace('%JS%', name(entry)).replace('%CSS%', name(css));
-  writeFileSync(join(next, 'index.html'), html);
-  const old = `${dist}.old-${process.pid}`;
-  if (existsSync(dist)) renameSync(dist, old);
-  renameSync(next, dist);
-  rmSync(old, { recursive: true, force: true });
-  return { html: stamp };
 }
 
 /** Bytes a first visit downloads, gzip-compressed: index.html, the entry script, its static imports and the CSS. */
@@ -97,16 +82,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   if (args.includes('--if-stale')) await ensureWeb();
   else await buildWeb({ minify: !args.includes('--dev') });
-  if (args.includes('--watch')) {
-    // Development: rebuild on every change under web/ (the API serves web/dist, so a reload shows it).
-    const { watch } = await import('node:fs');
-    let timer = null;
-    watch(join(web, 'src'), { recursive: true }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => buildWeb({ minify: false }).then(() => console.log(`rebuilt ${new Date().toLocaleTimeString()}`), (e) => console.error(e.message)), 100);
-    });
-    console.log('watching web/src; the app is served by the API at /app/');
-  }
+  if (args.includes('--watch')) rebuildOnChange(join(web, 'src'), () => buildWeb({ minify: false }), '/app/');
   if (args.includes('--report')) {
     const r = initialDownload();
     console.table(r.files.map((f) => ({ file: f.file, bytes: f.bytes, gzip: f.gzip })));

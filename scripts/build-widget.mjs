@@ -3,10 +3,11 @@
 // code splitting: a host page pays for one request. The manifest names the file the API serves as
 // /widget.js and /widget/<hash>.js. Plain JavaScript: it runs before anything is compiled.
 // `--report` prints the size (the budget is 35 KB gzip) and writes bench-results/widget-size.json.
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { buildInto, isStale, rebuildOnChange } from './build-support.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const widget = join(root, 'widget');
@@ -14,54 +15,38 @@ const dist = join(widget, 'dist');
 const manifestPath = join(dist, 'manifest.json');
 export const WIDGET_BUDGET_GZIP = 35 * 1024;
 
-function newestSource(dir = widget) {
-  let newest = Math.max(statSync(join(root, 'package-lock.json')).mtimeMs, statSync(fileURLToPath(import.meta.url)).mtimeMs);
-  for (const name of readdirSync(dir)) {
-    if (dir === widget && (name === 'dist' || name.startsWith('dist.') || name === 'node_modules')) continue;
-    const path = join(dir, name);
-    const s = statSync(path);
-    newest = Math.max(newest, s.isDirectory() ? newestSource(path) : s.mtimeMs);
-  }
-  return newest;
-}
-
 export function widgetIsStale() {
-  return !existsSync(manifestPath) || newestSource() > statSync(manifestPath).mtimeMs;
+  return isStale(widget, manifestPath, [join(root, 'package-lock.json'), fileURLToPath(import.meta.url)]);
 }
 
 /** Bundles widget/src/main.tsx into widget/dist/widget-<hash>.js and writes manifest.json naming it. */
 export async function buildWidget({ minify = true } = {}) {
   const { build } = await import('esbuild');
-  // Built beside dist and swapped in by renames, so a running server never serves a half-written bundle.
-  const next = `${dist}.next-${process.pid}`;
-  rmSync(next, { recursive: true, force: true });
-  const result = await build({
-    entryPoints: { widget: join(widget, 'src/main.tsx') },
-    bundle: true,
-    format: 'iife',
-    minify,
-    sourcemap: minify ? false : 'inline',
-    // Host pages' visitors run whatever browser they have: a year or two older than the operators'.
-    target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    outdir: next,
-    entryNames: '[name]-[hash]',
-    metafile: true,
-    logLevel: 'warning',
-    legalComments: 'none',
-    define: { 'process.env.NODE_ENV': '"production"' },
+  return buildInto(dist, async (next) => {
+    const result = await build({
+      entryPoints: { widget: join(widget, 'src/main.tsx') },
+      bundle: true,
+      format: 'iife',
+      minify,
+      sourcemap: minify ? false : 'inline',
+      // Host pages' visitors run whatever browser they have: a year or two older than the operators'.
+      target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      outdir: next,
+      entryNames: '[name]-[hash]',
+      metafile: true,
+      logLevel: 'warning',
+      legalComments: 'none',
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const outputs = Object.keys(result.metafile.outputs).filter((p) => p.endsWith('.js'));
+    if (outputs.length !== 1) throw new Error(`the widget must build to one file, got ${outputs.join(', ')}`);
+    const file = basename(outputs[0]);
+    const hash = file.slice('widget-'.length, -'.js'.length);
+    writeFileSync(join(next, 'manifest.json'), `${JSON.stringify({ file, hash }, null, 2)}\n`);
+    return { file: join(dist, file), hash };
   });
-  const outputs = Object.keys(result.metafile.outputs).filter((p) => p.endsWith('.js'));
-  if (outputs.length !== 1) throw new Error(`the widget must build to one file, got ${outputs.join(', ')}`);
-  const file = basename(outputs[0]);
-  const hash = file.slice('widget-'.length, -'.js'.length);
-  writeFileSync(join(next, 'manifest.json'), `${JSON.stringify({ file, hash }, null, 2)}\n`);
-  const old = `${dist}.old-${process.pid}`;
-  if (existsSync(dist)) renameSync(dist, old);
-  renameSync(next, dist);
-  rmSync(old, { recursive: true, force: true });
-  return { file: join(dist, file), hash };
 }
 
 /** The built bundle's name and sizes (bytes, gzip at level 9, as a server or CDN would send it). */
@@ -81,16 +66,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   if (args.includes('--if-stale')) await ensureWidget();
   else await buildWidget({ minify: !args.includes('--dev') });
-  if (args.includes('--watch')) {
-    // Development: rebuild on every change (the API reads the manifest per request, so a reload shows it).
-    const { watch } = await import('node:fs');
-    let timer = null;
-    watch(join(widget, 'src'), { recursive: true }, () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => buildWidget({ minify: false }).then(() => console.log(`rebuilt ${new Date().toLocaleTimeString()}`), (e) => console.error(e.message)), 100);
-    });
-    console.log('watching widget/src; the API serves it at /widget.js');
-  }
+  if (args.includes('--watch')) rebuildOnChange(join(widget, 'src'), () => buildWidget({ minify: false }), '/widget.js');
   if (args.includes('--report')) {
     const r = widgetSize();
     console.log(`${r.file}: ${r.bytes} bytes, ${r.gzip} bytes gzip (${(r.gzip / 1024).toFixed(1)} KiB; budget ${WIDGET_BUDGET_GZIP / 1024} KiB)`);
