@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { LOCK_NAMESPACE } from './pg-pool.js';
+import { inTransaction } from './pg-transaction.js';
 
 /**
  * Append-only: a migration, once shipped, is never edited; add a new one instead. Identifiers that
@@ -372,9 +373,7 @@ export const POSTGRES_MIGRATIONS: string[] = [
  * makes the others wait for the first and then find nothing left to do.
  */
 export async function migratePostgres(pool: pg.Pool, schema: string, migrations = POSTGRES_MIGRATIONS): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_NAMESPACE, schema]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)`);
     const { rows } = await client.query<{ v: number }>(`SELECT coalesce(max(version), 0)::int AS v FROM schema_migrations`);
@@ -382,11 +381,5 @@ export async function migratePostgres(pool: pg.Pool, schema: string, migrations 
       await client.query(migrations[v]);
       await client.query(`INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`, [v + 1, Date.now()]);
     }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }

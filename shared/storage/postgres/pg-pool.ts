@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { inTransaction } from './pg-transaction.js';
 
 export interface PgPoolOptions {
   url: string;
@@ -56,17 +57,9 @@ export async function createPgPool(options: PgPoolOptions): Promise<pg.Pool> {
 async function ensureSchema(pool: pg.Pool, schema: string): Promise<void> {
   const exists = await pool.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
   if (exists.rowCount) return;
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     // Serialises processes starting together: CREATE SCHEMA IF NOT EXISTS alone can still race.
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_NAMESPACE, schema]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${pg.escapeIdentifier(schema)}`);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
