@@ -182,22 +182,22 @@ export class PgDocumentStore implements DocumentStore {
     return p;
   }
 
-  async fields(indexId: number, uids: string[]): Promise<Map<string, DocumentFields>> {
-    if (uids.length === 0) return new Map();
-    const { rows } = await this.pool.query<{ uid: string; fields: string }>(
-      `SELECT uid, fields FROM documents WHERE index_id = $1 AND uid = ANY($2::text[]) AND fields IS NOT NULL`,
-      [indexId, uids],
-    );
-    return new Map(rows.map((r) => [r.uid, JSON.parse(r.fields) as DocumentFields]));
+  fields(indexId: number, uids: string[]): Promise<Map<string, DocumentFields>> {
+    return this.jsonColumn<DocumentFields>('fields', indexId, uids);
   }
 
-  async metadata(indexId: number, uids: string[]): Promise<Map<string, DocumentMetadata>> {
+  metadata(indexId: number, uids: string[]): Promise<Map<string, DocumentMetadata>> {
+    return this.jsonColumn<DocumentMetadata>('metadata', indexId, uids);
+  }
+
+  /** A JSON text column of the documents that have it, parsed, by uid. */
+  private async jsonColumn<T>(column: 'fields' | 'metadata', indexId: number, uids: string[]): Promise<Map<string, T>> {
     if (uids.length === 0) return new Map();
-    const { rows } = await this.pool.query<{ uid: string; metadata: string }>(
-      `SELECT uid, metadata FROM documents WHERE index_id = $1 AND uid = ANY($2::text[]) AND metadata IS NOT NULL`,
+    const { rows } = await this.pool.query<{ uid: string; value: string }>(
+      `SELECT uid, ${column} AS value FROM documents WHERE index_id = $1 AND uid = ANY($2::text[]) AND ${column} IS NOT NULL`,
       [indexId, uids],
     );
-    return new Map(rows.map((r) => [r.uid, JSON.parse(r.metadata) as DocumentMetadata]));
+    return new Map(rows.map((r) => [r.uid, JSON.parse(r.value) as T]));
   }
 
   async withMetadata(indexId: number, uids: string[]): Promise<Set<string>> {
