@@ -14,7 +14,7 @@ import {
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import { sessionViewSchema, signInSchema } from '../schemas/session-schemas.js';
-import { createSourceSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
+import { createSourceSchema, sourceListSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
 } from '../schemas/push-schemas.js';
@@ -122,6 +122,7 @@ const paths = {
   ...searchInterfacePaths('ui'),
   '/v1/admin/sources': {
     post: { summary: 'Create a website source and its own push index (index_uid: source-<uid>)', security: auth, requestBody: { required: true, content: json(createSourceSchema) }, responses: { '201': ok('Created', sourceViewSchema), '400': err('Invalid settings (named in the message): a bad url, pattern or CSS selector, no start url or sitemap, or a private address'), '409': err('A source with this uid exists'), ...common } },
+    get: { summary: 'List website sources with the progress of their latest crawls', security: auth, responses: { '200': ok('Sources', sourceListSchema), ...common } },
   },
   '/v1/admin/sources/{uid}': {
     get: { summary: 'One source with the progress of its latest crawl', security: auth, parameters: [sourceParam], responses: { '200': ok('Source', sourceViewSchema), '404': err('Unknown source'), ...common } },

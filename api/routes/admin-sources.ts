@@ -12,6 +12,9 @@ export function adminSourcesRouter(service: SourceService): Router {
   r.post('/v1/admin/sources', async (req, res) => {
     res.status(201).json(await service.view(await service.create(validate(createSourceSchema, req.body ?? {}))));
   });
+  r.get('/v1/admin/sources', async (_req, res) => {
+    res.json({ sources: await service.list() });
+  });
   r.get('/v1/admin/sources/:uid', async (req, res) => {
     res.json(await service.view(await service.get(req.params.uid)));
   });

@@ -92,7 +92,14 @@ export const sourceViewSchema = z.object({
   drop_selectors: z.array(z.string()).nullable(),
   fragments: z.array(z.string()),
   recrawl_hours: z.number().int().nullable(),
+  next_crawl_at: z.string().nullable()
+    .describe('When the recrawl schedule queues the next crawl (workers check every minute; a past time is due at the next check); null without recrawl_hours or while a crawl is queued or running'),
   created_at: z.string(),
   updated_at: z.string(),
   crawl: crawlViewSchema,
+});
+
+export const sourceListSchema = z.object({
+  sources: z.array(sourceViewSchema.extend({ crawl: crawlViewSchema.omit({ problems: true }) }))
+    .describe('Every source by uid, each with its crawl progress but not its problems (read one source for those)'),
 });

@@ -91,12 +91,26 @@ export class SourceService {
     return queued;
   }
 
+  /** Every source, by uid, as the list shows them: without `problems`, which would read every page record of each. */
+  async list() {
+    const sources = (await this.storage.sources.list()).sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    return sources.map((source) => {
+      const view = this.summary(source, []);
+      const { problems: _, ...crawl } = view.crawl;
+      return { ...view, crawl };
+    });
+  }
+
   async view(source: SourceRecord) {
-    const { settings: s, crawl: c } = source;
     const problems = (await this.storage.sources.pages(source.uid))
       .filter((p) => p.status !== 'indexed')
       .slice(0, PROBLEMS_SHOWN)
       .map((p) => ({ url: p.url, status: p.status as 'skipped' | 'failed' | 'duplicate', reason: p.reason }));
+    return this.summary(source, problems);
+  }
+
+  private summary(source: SourceRecord, problems: { url: string; status: 'skipped' | 'failed' | 'duplicate'; reason: string | null }[]) {
+    const { settings: s, crawl: c } = source;
     return {
       uid: source.uid,
       kind: source.kind,
@@ -111,6 +125,7 @@ export class SourceService {
       drop_selectors: s.dropSelectors,
       fragments: s.fragments,
       recrawl_hours: s.recrawlHours,
+      next_crawl_at: iso(nextCrawlDue(source)),
       created_at: iso(source.createdAt)!,
       updated_at: iso(source.updatedAt)!,
       crawl: {
@@ -150,6 +165,16 @@ export class SourceService {
       }
     }
   }
+}
+
+/**
+ * When the crawl workers' schedule (queueDueRecrawls, checked every minute) queues the source's next crawl:
+ * recrawl_hours after the last crawl finished; a scheduled source that never crawled is due since its settings
+ * were saved. Null without recrawl_hours or while a crawl is queued or running.
+ */
+function nextCrawlDue({ settings, crawl, updatedAt }: SourceRecord): number | null {
+  if (settings.recrawlHours === null || crawl.state === 'queued' || crawl.state === 'running') return null;
+  return crawl.finishedAt === null ? updatedAt : crawl.finishedAt + settings.recrawlHours * 3_600_000;
 }
 
 function settingsOf(b: CreateBody): WebsiteSettings {

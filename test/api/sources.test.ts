@@ -38,7 +38,8 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       expect(created.status).toBe(201);
       const { created_at, updated_at, ...rest } = created.body;
       expect(rest).toEqual({
-        ...docs, index_uid: 'source-docs',
+        // Scheduled (recrawl_hours) and never crawled: due since it was saved.
+        ...docs, index_uid: 'source-docs', next_crawl_at: created_at,
         crawl: { state: 'idle', discovered: 0, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, started_at: null, finished_at: null, last_error: null, problems: [] },
       });
       expect(Date.parse(created_at)).toBeGreaterThan(0);
@@ -56,7 +57,7 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       expect(r.status).toBe(201);
       expect(r.body).toMatchObject({
         uid: 'minimal', index_uid: 'source-minimal', start_urls: [], include: [], exclude: [], max_pages: 1000, max_depth: 10,
-        content_selector: null, drop_selectors: null, fragments: [], recrawl_hours: null,
+        content_selector: null, drop_selectors: null, fragments: [], recrawl_hours: null, next_crawl_at: null,
       });
       const again = await svc.call('POST', '/v1/admin/sources', { uid: 'minimal', kind: 'website', start_urls: ['https://example.org/'] });
       expect(again.status).toBe(409);
@@ -130,6 +131,31 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       expect((await svc.call('POST', '/v1/admin/sources/nope/crawl')).status).toBe(404);
     });
 
+    it('lists every source by uid with its crawl progress, without problems', async () => {
+      const list = await svc.call('GET', '/v1/admin/sources');
+      expect(list.status).toBe(200);
+      const uids = list.body.sources.map((s: { uid: string }) => s.uid);
+      expect(uids).toEqual([...uids].sort());
+      expect(uids).toEqual(expect.arrayContaining(['docs', 'minimal', 'edit', 'crawlme']));
+      const { crawl: { problems, ...crawl }, ...one } = (await svc.call('GET', '/v1/admin/sources/crawlme')).body;
+      expect(problems).toEqual([]);
+      expect(list.body.sources.find((s: { uid: string }) => s.uid === 'crawlme')).toEqual({ ...one, crawl });
+      // While a crawl is queued no recrawl is scheduled.
+      expect(one).toMatchObject({ recrawl_hours: 24, next_crawl_at: null });
+      const key = await svc.call('POST', '/v1/admin/keys', { name: 'reader', permissions: ['read'] });
+      expect((await svc.call('GET', '/v1/admin/sources', undefined, { 'x-api-key': key.body.key })).status).toBe(403);
+    });
+
+    it('schedules the next crawl recrawl_hours after the last one finished', async () => {
+      await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'sched', recrawl_hours: 6 });
+      const finishedAt = Date.parse('2026-11-20T10:00:00Z');
+      const record = (await svc.storage.sources.get('sched'))!;
+      await svc.storage.sources.setCrawl('sched', { ...record.crawl, state: 'done', crawl: 1, finishedAt });
+      const r = await svc.call('GET', '/v1/admin/sources/sched');
+      expect(r.body.next_crawl_at).toBe(new Date(finishedAt + 6 * 3_600_000).toISOString());
+      expect((await svc.call('PATCH', '/v1/admin/sources/sched', { recrawl_hours: null })).body.next_crawl_at).toBeNull();
+    });
+
     it('deletes a source (204), then it is gone', async () => {
       await svc.call('POST', '/v1/admin/sources', { ...docs, uid: 'gone' });
       expect((await svc.call('DELETE', '/v1/admin/sources/gone')).status).toBe(204);
@@ -157,6 +183,7 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       const doc = (await svc.call('GET', '/openapi.json')).body;
       expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/admin/sources', '/v1/admin/sources/{uid}', '/v1/admin/sources/{uid}/crawl']));
       expect(doc.paths['/v1/admin/sources'].post.requestBody.content['application/json'].schema.required).toEqual(['uid', 'kind']);
+      expect(doc.paths['/v1/admin/sources'].get.responses['200'].content['application/json'].schema.properties.sources.type).toBe('array');
     });
   });
 }
