@@ -96,16 +96,19 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
     [`/v1/${variant}/chat`]: {
       post: {
         summary: `Chat with an ${name}: a cited reply, follow-up questions; continues a known conversation-id`,
-        description: 'A known conversation-id continues from its latest reply; an unknown one starts a new conversation under that id; none starts one with a new id (returned). ' + STREAM_NOTE,
+        description: 'A known conversation-id continues from its latest reply; an unknown one starts a new conversation under that id; none starts one with a new id (returned). A conversation belongs to the session-id that started it: another session-id sending its id gets 404. ' + STREAM_NOTE,
         requestBody: { required: true, content: json(chatSchema) },
-        responses: { '200': ok('Reply (JSON, or server-sent events)', chatResponseSchema), ...generationErrors },
+        responses: {
+          '200': ok('Reply (JSON, or server-sent events)', chatResponseSchema), ...generationErrors,
+          '404': err('No configuration of this variant has that uid, or conversation-id names a conversation of another session-id'),
+        },
       },
     },
     [`/v1/${variant}/conversations`]: {
       get: {
-        summary: 'Conversation ids with the url of each one\'s latest topic, for a date range (needs an API key with read)', security: auth,
+        summary: 'Conversation ids with the url of each one\'s latest topic, for a date range (needs an API key with read on every index the configuration searches)', security: auth,
         parameters: queryParams(conversationsSchema),
-        responses: { '200': ok('Conversations', conversationsResponseSchema), '400': widgetErrors['400'], '401': err('Missing or invalid API key'), '403': err('The key lacks read'), '404': widgetErrors['404'] },
+        responses: { '200': ok('Conversations', conversationsResponseSchema), '400': widgetErrors['400'], '401': err('Missing or invalid API key'), '403': err('The key lacks read, or is limited to indexes that leave out one the configuration searches'), '404': widgetErrors['404'] },
       },
     },
     [`/v1/${variant}/top-questions`]: {

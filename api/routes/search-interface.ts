@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { allows } from '../../shared/auth/api-keys.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import {
@@ -83,7 +84,7 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
     r.get(`${base}/conversations`, ...readKey, async (req, res) => {
       const p = validate(conversationsSchema, paramsOf(req));
       const { from, to } = parseDateRange(p.from, p.to);
-      res.json(await answers.conversations(variant, p.uid, from, to));
+      res.json(await answers.conversations(variant, p.uid, from, to, (index) => allows(req.principal!, 'read', index)));
     });
   }
   return r;

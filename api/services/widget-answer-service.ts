@@ -12,10 +12,11 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { StoredReference } from '../../shared/storage/ports/conversation-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
+import { AppError } from '../../shared/errors/app-error.js';
 import { newEventId } from './event-recorder.js';
 import type { GenerationClient, RunOptions } from './generation-client.js';
-import { PreviewConversations } from './preview-conversations.js';
-import { signFeedback, type Passage, type WidgetSearchService } from './widget-search-service.js';
+import { conversationNotFound, PreviewConversations } from './preview-conversations.js';
+import { signFeedback, VARIANT_NAMES, type Passage, type WidgetSearchService } from './widget-search-service.js';
 
 /** Sections a summary or reply is written from. */
 const PASSAGES = 5;
@@ -76,8 +77,15 @@ export class WidgetAnswerService {
     // SPEC's three rules: a known id continues from its latest reply; an unknown id starts a new
     // conversation under that id; no id starts a new one with a fresh id.
     const conversationId = req.conversationId ?? randomUUID();
+    const session = sessionHash(this.secret, req.sessionId);
+    // A conversation belongs to the session that started it: its id alone (which the conversation
+    // listing shows to read keys) reads or extends nothing.
+    if (req.conversationId && !req.preview) {
+      const owner = await this.storage.conversations.owner(config.uid, conversationId);
+      if (owner !== null && owner !== session) throw conversationNotFound(conversationId);
+    }
     const history: ConversationTurn[] = req.preview
-      ? this.previews.turns(config.uid, conversationId, HISTORY_TURNS)
+      ? this.previews.turns(config.uid, conversationId, session, HISTORY_TURNS)
       : (await this.storage.conversations.turns(config.uid, conversationId, HISTORY_TURNS)).map((t) => ({ question: t.question, reply: t.reply }));
     const language = await this.language(config);
     const retrievalQuery = standaloneQuery(history, req.query, language);
@@ -92,7 +100,6 @@ export class WidgetAnswerService {
     const result = generating ? await generating : null;
     const answered = result !== null && result.cited.length > 0;
     const eventId = newEventId();
-    const session = sessionHash(this.secret, req.sessionId);
     const normalized = normalizeQuery(retrievalQuery);
     const references: Reference[] = answered
       ? result.cited.map((i, n) => {
@@ -103,20 +110,29 @@ export class WidgetAnswerService {
       : [];
     const reply = answered ? result.text : NO_RESULTS_REPLY;
     const followUps = answered ? candidates : [];
-    if (req.preview) this.previews.append(config.uid, conversationId, { question: req.query, reply }, HISTORY_TURNS);
+    if (req.preview) this.previews.append(config.uid, conversationId, session, { question: req.query, reply }, HISTORY_TURNS);
     else {
-      await this.storage.conversations.append(config.uid, conversationId, session, {
+      const appended = await this.storage.conversations.append(config.uid, conversationId, session, {
         question: req.query, reply, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
       });
+      // Another session created the same new id a moment before this one.
+      if (!appended) throw conversationNotFound(conversationId);
     }
     const status = answered ? ('success' as const) : ('no-relevant-results' as const);
     await this.record(config, 'chat', req, session, status, performance.now() - t0, references, eventId);
     return { status, reply, conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
   }
 
-  /** Conversations with activity in [from, to): id and the url of the latest topic. */
-  async conversations(variant: Variant, uid: string, from: number, to: number) {
+  /**
+   * Conversations with activity in [from, to): id and the url of the latest topic. `mayRead` says
+   * whether the caller's key may read an index: it must cover every index the configuration searches.
+   */
+  async conversations(variant: Variant, uid: string, from: number, to: number, mayRead: (indexUid: string) => boolean) {
     const config = await this.search.configuration(variant, uid);
+    const hidden = config.indexes.filter((i) => !mayRead(i));
+    if (hidden.length) {
+      throw new AppError('forbidden', `This API key may not read the index${hidden.length > 1 ? 'es' : ''} ${hidden.map((i) => `'${i}'`).join(', ')} this ${VARIANT_NAMES[variant]} searches; use a read key for all of its indexes`);
+    }
     return { conversations: (await this.storage.conversations.list(config.uid, from, to)).map((c) => ({ conversation_id: c.id, url: c.latestUrl })) };
   }
 

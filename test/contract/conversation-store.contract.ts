@@ -42,6 +42,24 @@ export function conversationStoreContract(name: string, make: MakeStorage) {
       expect(await s.conversations.turns('other', 'c1', 10)).toEqual([]);
     });
 
+    it('keeps a conversation to the session that started it, also when two sessions race for a new id', async () => {
+      expect(await s.conversations.owner('cfg', 'mine')).toBeNull();
+      expect(await s.conversations.append('cfg', 'mine', 'h1', { question: 'q1', reply: 'r', references: [ref('https://a/1')], at: 1000 })).toBe(true);
+      expect(await s.conversations.owner('cfg', 'mine')).toBe('h1');
+      expect(await s.conversations.owner('other-cfg', 'mine')).toBeNull();
+      expect(await s.conversations.append('cfg', 'mine', 'h2', { question: 'stolen', reply: 'r', references: [ref('https://evil/')], at: 2000 })).toBe(false);
+      expect(await s.conversations.append('cfg', 'mine', 'h1', { question: 'q2', reply: 'r', references: [], at: 3000 })).toBe(true);
+      expect((await s.conversations.turns('cfg', 'mine', 10)).map((t) => t.question)).toEqual(['q1', 'q2']);
+      expect(await s.conversations.list('cfg', 0, 5000)).toEqual([{ id: 'mine', latestUrl: 'https://a/1', updatedAt: 3000, turns: 2 }]);
+
+      const other = await h.open();
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) =>
+        (i % 2 ? other : s).conversations.append('cfg', 'race', `s${i}`, { question: `q${i}`, reply: 'r', references: [], at: 1000 + i })));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = await s.conversations.owner('cfg', 'race');
+      expect((await s.conversations.turns('cfg', 'race', 10)).map((t) => t.question)).toEqual([`q${winner!.slice(1)}`]);
+    });
+
     it('numbers turns one after another when two hosts append at once', async () => {
       const other = await h.open();
       await Promise.all(Array.from({ length: 12 }, (_, i) =>

@@ -27,8 +27,13 @@ export interface ConversationStore {
   /** Turns oldest first, at most the `limit` latest. */
   turns(configurationUid: string, conversationId: string, limit: number): Promise<ConversationTurnRecord[]>;
   exists(configurationUid: string, conversationId: string): Promise<boolean>;
-  /** Appends a turn, creating the conversation when it is new. */
-  append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): Promise<void>;
+  /** The keyed session hash the conversation was started with; null when it does not exist. */
+  owner(configurationUid: string, conversationId: string): Promise<string | null>;
+  /**
+   * Appends a turn, creating the conversation for `session` when it is new. False, appending nothing,
+   * when the conversation belongs to another session (one that won a race to create the same id).
+   */
+  append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): Promise<boolean>;
   /** Conversations with a turn in [from, to). */
   list(configurationUid: string, from: number, to: number): Promise<ConversationSummary[]>;
 }

@@ -29,21 +29,31 @@ export class PgConversationStore implements ConversationStore {
     return rows.length > 0;
   }
 
+  async owner(uid: string, id: string) {
+    const { rows } = await this.pool.query<{ session: string }>(`SELECT session FROM conversations WHERE configuration_uid = $1 AND id = $2`, [uid, id]);
+    return rows[0]?.session ?? null;
+  }
+
   async append(uid: string, id: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>) {
-    await inTransaction(this.pool, async (c) => {
-      // The upsert locks the conversation's row, so concurrent appends number their turns one after another.
-      await c.query(
+    return inTransaction(this.pool, async (c) => {
+      // The upsert locks the conversation's row, so concurrent appends number their turns one after
+      // another; it changes nothing of a conversation another session owns (no row comes back).
+      const own = await c.query(
         `INSERT INTO conversations (configuration_uid, id, session, latest_url, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
          ON CONFLICT (configuration_uid, id) DO UPDATE
-           SET latest_url = coalesce(excluded.latest_url, conversations.latest_url), updated_at = excluded.updated_at`,
+           SET latest_url = coalesce(excluded.latest_url, conversations.latest_url), updated_at = excluded.updated_at
+           WHERE conversations.session = excluded.session
+         RETURNING 1`,
         [uid, id, session, turn.references[0]?.url ?? null, turn.at],
       );
+      if (own.rowCount === 0) return false;
       await c.query(
         `INSERT INTO conversation_turns (configuration_uid, conversation_id, seq, question, reply, refs, at)
          SELECT $1, $2, coalesce(max(seq), 0) + 1, $3::text, $4::text, $5::text, $6::bigint FROM conversation_turns
          WHERE configuration_uid = $1 AND conversation_id = $2`,
         [uid, id, pgText(turn.question), pgText(turn.reply), JSON.stringify(turn.references), turn.at],
       );
+      return true;
     });
   }
 

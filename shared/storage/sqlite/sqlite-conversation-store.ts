@@ -19,6 +19,7 @@ export class SqliteConversationStore implements ConversationStore {
          ORDER BY seq DESC LIMIT ?`,
       ),
       exists: db.prepare<[string, string], number>(`SELECT 1 FROM conversations WHERE configuration_uid = ? AND id = ?`).pluck(),
+      owner: db.prepare<[string, string], string>(`SELECT session FROM conversations WHERE configuration_uid = ? AND id = ?`).pluck(),
       upsert: db.prepare(
         `INSERT INTO conversations (id, configuration_uid, session, latest_url, created_at, updated_at) VALUES (@id, @uid, @session, @url, @at, @at)
          ON CONFLICT DO UPDATE SET latest_url = coalesce(excluded.latest_url, latest_url), updated_at = excluded.updated_at`,
@@ -48,10 +49,17 @@ export class SqliteConversationStore implements ConversationStore {
     return this.q.exists.get(uid, id) === 1;
   }
 
+  async owner(uid: string, id: string) {
+    return this.q.owner.get(uid, id) ?? null;
+  }
+
   async append(uid: string, id: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>) {
-    immediate(this.db, () => {
+    return immediate(this.db, () => {
+      const owner = this.q.owner.get(uid, id);
+      if (owner !== undefined && owner !== session) return false;
       this.q.upsert.run({ id, uid, session, url: turn.references[0]?.url ?? null, at: turn.at });
       this.q.insertTurn.run(uid, id, this.q.nextSeq.get(uid, id), turn.question, turn.reply, JSON.stringify(turn.references), turn.at);
+      return true;
     });
   }
 
