@@ -19,7 +19,7 @@ import { Cleanup, cpuMeter, machineInfo, reportFailure, startStack, writeResults
 import { distribution, markdownTable, round } from './bench/stats.js';
 import { startStubChat } from './bench/stub-chat-server.js';
 import { loadFaqQuestions, loadPythonDocs } from './eval/python-docs.js';
-import { pushPages } from './eval/faq-eval.js';
+import { pushPages } from './eval/ui-search-client.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const say = (m: string) => console.error(`[bench] ${m}`);

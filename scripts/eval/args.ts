@@ -3,8 +3,9 @@ import { parseArgs } from 'node:util';
 
 export interface EvalSettings {
   /**
-   * beir: content search on a BEIR dataset; faq: the search interface on the Python docs FAQ;
-   * structure: the search interface on the Python library reference's API entries (dl/dt pages).
+   * beir: content search on a BEIR dataset; faq: the search interface on the Python docs FAQ (two page
+   * shapes); structure: the search interface on the Python library reference's API entries (dl/dt
+   * pages). faq and structure measure sections at headings only and at anchored items in one run.
    */
   mode: 'beir' | 'faq' | 'structure';
   dataset: string;
@@ -22,10 +23,13 @@ export interface EvalSettings {
 
 export const USAGE = `npm run eval -- [options]
   --mode beir|faq|structure  beir (default): content search on a BEIR dataset;
-                        faq: search interface (keyword, vector, fused) on ../shared/data/python-docs,
-                        then the same rankings on ../shared/data/scifact pushed as pages;
+                        faq: search interface (keyword, vector, fused) on the FAQ of
+                        ../shared/data/python-docs as published (a heading per question) and
+                        rewritten as anchored bold paragraphs, each sectioned before (h1-h6 only)
+                        and after (anchored items too), beside whole-page BM25; then the same
+                        rankings on ../shared/data/scifact pushed as pages;
                         structure: search interface on the API entries (<dt id>) of the
-                        Python library reference in ../shared/data/python-docs
+                        Python library reference in ../shared/data/python-docs, before and after
   --dataset <dir>       BEIR folder (default ../shared/data/scifact)
   --split dev           queries.<split>.jsonl and qrels.<split>.tsv
   --language en|zh|...  index language_code (default zh when the folder name contains "zh", else en)

@@ -2,20 +2,23 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { send, sendJson, type Target } from '../bench/http-load.js';
 import { markdownTable, round } from '../bench/stats.js';
+import { wholePageBm25 } from './page-bm25.js';
 import { loadFaqQuestions, loadPythonDocs, type FaqQuestion, type Page } from './python-docs.js';
-import { mapPool, waitIndexed } from './quarry-eval-client.js';
+import { mapPool } from './quarry-eval-client.js';
+import { boldFaqSite } from './section-shapes.js';
+import { change, pct, pushBeforeAfter, type BeforeAfter } from './section-variants.js';
+import { createRankers, pageOf, SITE, uiSearchUrls } from './ui-search-client.js';
 
 /**
  * `npm run eval -- --mode faq`: the search interface on the Python docs. Pushes the 530 pages through
  * document push, then asks the 175 FAQ questions through GET /v1/ui/search (preview, so nothing is
  * learnt) with the keyword leg alone, the vector leg alone and each fusion, and counts how often the
  * answering page is among the top 5 and top 10 paragraph results, and (harder) how often one of the
- * pages the answer links to is. (scripts/eval/hybrid-beir-eval.ts repeats the comparison on SciFact.)
+ * pages the answer links to is. It does so for two shapes of FAQ page (a heading per question, and
+ * anchored bold paragraphs), each sectioned before (headings only) and after (anchored items too) in
+ * the same run, beside plain BM25 over whole pages. (scripts/eval/hybrid-beir-eval.ts repeats the
+ * fusion comparison on SciFact.)
  */
-
-const SITE = 'https://docs.python.org/3.11/';
-/** Fusions compared: reciprocal-rank and weighted scores, each with these keyword weights. */
-const WEIGHTS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9];
 
 export interface FaqRow {
   ranking: string;
@@ -33,73 +36,62 @@ export interface FaqRow {
   errors: number;
 }
 
-export interface Ranker {
+/** A set of FAQ questions over a site: the pages to push and the questions with their answering page#anchor. */
+export interface FaqSet {
   name: string;
-  uid: string;
-  retrieval: 'hybrid' | 'keyword' | 'vector';
+  pages: Page[];
+  questions: FaqQuestion[];
+}
+
+export interface FaqSetResult {
+  name: string;
+  pages: number;
+  questions: number;
+  indexes: BeforeAfter<string>;
+  rows: BeforeAfter<FaqRow[]>;
+  /** Plain BM25 over whole pages, in process (page-bm25.ts). */
+  baseline: FaqRow;
 }
 
 /**
- * One UI configuration per fusion setting over `index`, and the two legs alone (asked through the
- * `retrieval` parameter of a configuration).
+ * The Python FAQ in two page shapes over the same 530 pages: as published (a heading per question)
+ * and rewritten as anchored bold paragraphs (section-shapes.ts), each pushed before (sections at
+ * headings only) and after (sections at anchored items too).
  */
-export async function createRankers(api: Target, index: string): Promise<Ranker[]> {
-  const config = async (fusion: string, keywordWeight: number) =>
-    (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'ui', name: `eval ${fusion} ${keywordWeight}`, indexes: [index], result_count: 10, fusion, keyword_weight: keywordWeight })).uid;
-  const legs = await config('rrf', 0.5);
-  const rankers: Ranker[] = [
-    { name: 'keyword leg alone', uid: legs, retrieval: 'keyword' },
-    { name: 'vector leg alone', uid: legs, retrieval: 'vector' },
-  ];
-  for (const fusion of ['rrf', 'weighted']) {
-    for (const w of WEIGHTS) rankers.push({ name: `fused: ${fusion === 'rrf' ? 'reciprocal rank' : 'weighted scores'}, keyword ${w}`, uid: await config(fusion, w), retrieval: 'hybrid' });
-  }
-  return rankers;
-}
-
-/** The result urls of one preview search through GET /v1/ui/search, or null on an error status. */
-export async function uiSearchUrls(api: Target, ranker: Ranker, query: string): Promise<string[] | null> {
-  const qs = new URLSearchParams({ uid: ranker.uid, 'session-id': 'eval', query, preview: 'true', retrieval: ranker.retrieval });
-  const r = await send(api, 'GET', `/v1/ui/search?${qs}`);
-  if (r.status !== 200) return null;
-  return (JSON.parse(r.body) as { results: { url?: string }[] }).results.map((x) => x.url ?? '');
-}
-
-/**
- * Pushes the pages into a new push index through PUT /v2 (source_url `site` + uid, so results name
- * their page) and waits until all are indexed.
- */
-export async function pushPages(api: Target, index: string, pages: Pick<Page, 'uid' | 'title' | 'content'>[], assertAlive: () => void, say: (m: string) => void, site = SITE): Promise<void> {
-  await sendJson(api, 'POST', '/v1/admin/indexes', { uid: index, language_code: 'en' }, [200, 201]);
-  await mapPool(pages, 8, async (p) => {
-    const r = await send(api, 'PUT', `/v2/indexes/${index}/documents/${encodeURIComponent(p.uid)}`, JSON.stringify({ title: p.title, content: p.content, source_url: site + p.uid }));
-    if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}: ${r.body.slice(0, 300)}`);
-  });
-  await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
-}
-
-/** The pushed page a result url names (its uid), or null for a url outside `site`. */
-export const pageOf = (url: string | undefined, site = SITE) => (url?.startsWith(site) ? url.slice(site.length).replace(/#.*$/, '') : null);
-
-export async function runFaqEval(api: Target, dataDir: string, assertAlive: () => void, say: (m: string) => void) {
+export function faqSets(dataDir: string): FaqSet[] {
   const pages = loadPythonDocs(join(dataDir, 'python-3.11.2-html.tar.gz'));
   const questions = loadFaqQuestions(join(dataDir, 'faq_questions.jsonl'));
-  const index = `faq-${Date.now().toString(36)}`;
-  say(`pushing ${pages.length} pages into ${index}`);
-  await pushPages(api, index, pages, assertAlive, say);
+  const bold = boldFaqSite(pages, questions);
+  return [
+    { name: 'python-docs FAQ (headings)', pages, questions },
+    { name: 'FAQ as anchored bold paragraphs', pages: bold.pages, questions: bold.questions },
+  ];
+}
 
-  const rankers = await createRankers(api, index);
-
-  const rows: FaqRow[] = [];
-  for (const ranker of rankers) {
-    say(`asking ${questions.length} questions: ${ranker.name}`);
-    rows.push(await score(api, ranker, questions));
-    assertAlive();
+export async function runFaqSet(api: Target, set: FaqSet, assertAlive: () => void, say: (m: string) => void): Promise<FaqSetResult> {
+  const indexes = await pushBeforeAfter(api, 'faq', set.pages, assertAlive, say);
+  const rows: BeforeAfter<FaqRow[]> = { before: [], after: [] };
+  for (const variant of ['before', 'after'] as const) {
+    for (const ranker of await createRankers(api, indexes[variant])) {
+      say(`${set.name}, ${variant}: asking ${set.questions.length} questions: ${ranker.name}`);
+      rows[variant].push(await score(ranker.name, (q) => uiSearchUrls(api, ranker, q), set.questions));
+      assertAlive();
+    }
   }
+  const bm25 = wholePageBm25(set.pages);
+  const baseline = await score('whole-page BM25, no sections (in process)', async (q) => bm25(q, 10).map((uid) => SITE + uid), set.questions);
+  return { name: set.name, pages: set.pages.length, questions: set.questions.length, indexes, rows, baseline };
+}
+
+export async function runFaqEval(api: Target, dataDir: string, assertAlive: () => void, say: (m: string) => void) {
+  const all = faqSets(dataDir);
+  const sets: FaqSetResult[] = [];
+  for (const set of all) sets.push(await runFaqSet(api, set, assertAlive, say));
+  const { questions } = all[0];
   say(`asking ${questions.length} questions for summaries (default generator)`);
-  const tool = (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'tool', name: 'faq summaries', indexes: [index], result_count: 10 })).uid;
+  const tool = (await sendJson<{ uid: string }>(api, 'POST', '/v1/admin/configurations', { variant: 'tool', name: 'faq summaries', indexes: [sets[0].indexes.after], result_count: 10 })).uid;
   const summaries = await scoreSummaries(api, tool, questions);
-  return { index, pages: pages.length, questions: questions.length, rows, summaries };
+  return { sets, summaries };
 }
 
 export interface SummaryRow {
@@ -173,10 +165,10 @@ export function summaryTable(s: SummaryRow): string {
   ]);
 }
 
-async function score(api: Target, ranker: Ranker, questions: FaqQuestion[]): Promise<FaqRow> {
-  const row: FaqRow = { ranking: ranker.name, answered: 0, top1: 0, reciprocalRank: 0, sectionTop5: 0, top5: 0, top10: 0, supportQuestions: 0, supportTop5: 0, supportTop10: 0, errors: 0 };
+async function score(ranking: string, search: (query: string) => Promise<string[] | null>, questions: FaqQuestion[]): Promise<FaqRow> {
+  const row: FaqRow = { ranking, answered: 0, top1: 0, reciprocalRank: 0, sectionTop5: 0, top5: 0, top10: 0, supportQuestions: 0, supportTop5: 0, supportTop10: 0, errors: 0 };
   await mapPool(questions, 4, async (q) => {
-    const urls = await uiSearchUrls(api, ranker, q.question);
+    const urls = await search(q.question);
     if (!urls) {
       row.errors++;
       return;
@@ -202,11 +194,19 @@ async function score(api: Target, ranker: Ranker, questions: FaqQuestion[]): Pro
   return row;
 }
 
-const pct = (n: number, d: number) => (d ? `${round((100 * n) / d, 1)}%` : '—');
+const cells = (r: FaqRow) => [
+  pct(r.top1, r.answered), String(round(r.reciprocalRank / (r.answered || 1), 3)), `${pct(r.top5, r.answered)} (${r.top5}/${r.answered})`, pct(r.top10, r.answered),
+  pct(r.sectionTop5, r.answered), pct(r.supportTop5, r.supportQuestions), pct(r.supportTop10, r.supportQuestions), String(r.errors),
+];
 
-export function faqTable(rows: FaqRow[]): string {
+/** One row per ranking, each cell "before → after"; the whole-page baseline last (it has no sections). */
+export function faqTable(rows: BeforeAfter<FaqRow[]>, baseline: FaqRow): string {
   return markdownTable([
-    ['ranking', 'answer page first', 'MRR', 'answer page in top 5', 'in top 10', 'answer section in top 5', 'a supporting page in top 5', 'in top 10', 'errors'],
-    ...rows.map((r) => [r.ranking, pct(r.top1, r.answered), String(round(r.reciprocalRank / (r.answered || 1), 3)), `${pct(r.top5, r.answered)} (${r.top5}/${r.answered})`, pct(r.top10, r.answered), pct(r.sectionTop5, r.answered), pct(r.supportTop5, r.supportQuestions), pct(r.supportTop10, r.supportQuestions), String(r.errors)]),
+    ['ranking (before → after)', 'answer page first', 'MRR', 'answer page in top 5', 'in top 10', 'answer section in top 5', 'a supporting page in top 5', 'in top 10', 'errors'],
+    ...rows.after.map((a, i) => {
+      const b = cells(rows.before[i]);
+      return [a.ranking, ...cells(a).map((c, j) => change(b[j], c))];
+    }),
+    [baseline.ranking, ...cells(baseline).slice(0, 4), '—', ...cells(baseline).slice(5)],
   ]);
 }

@@ -2,7 +2,7 @@ import { escapeHtml } from '../../shared/text/escape-html.js';
 import type { Target } from '../bench/http-load.js';
 import { markdownTable, round } from '../bench/stats.js';
 import type { Dataset } from './dataset.js';
-import { createRankers, pageOf, pushPages, uiSearchUrls } from './faq-eval.js';
+import { createRankers, pageOf, pushPages, uiSearchUrls } from './ui-search-client.js';
 import { ndcgAt, recallAt } from './metrics.js';
 import { mapPool } from './quarry-eval-client.js';
 

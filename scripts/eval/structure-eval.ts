@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import type { Target } from '../bench/http-load.js';
 import { markdownTable, round } from '../bench/stats.js';
-import { createRankers, pageOf, pushPages, uiSearchUrls } from './faq-eval.js';
+import { wholePageBm25 } from './page-bm25.js';
 import { loadPythonDocs, type Page } from './python-docs.js';
 import { mapPool } from './quarry-eval-client.js';
+import { change, pct, pushBeforeAfter, type BeforeAfter } from './section-variants.js';
+import { createRankers, pageOf, SITE, uiSearchUrls } from './ui-search-client.js';
 
 /**
  * `npm run eval -- --mode structure`: the search interface on pages whose items are definition-list
@@ -11,14 +13,17 @@ import { mapPool } from './quarry-eval-client.js';
  * The FAQ set's pages are all headings, so this keeps the section splitter from being tuned to one
  * page shape. Each sampled entry's query is the first sentence of its description, written as a
  * reader would search for what the entry does ("Return a string representing the current working
- * directory."); the answer is the entry's page, and its section is page#id.
+ * directory."); the answer is the entry's page, and its section is page#id. Measured before (sections
+ * at headings only) and after (at anchored items too) in the same run, beside whole-page BM25.
  */
 
-const SITE = 'https://docs.python.org/3.11/';
 /** Every STRIDE-th described entry of library/ is asked: about 200 queries, spread over the reference. */
 const STRIDE = 40;
-/** Rankings compared (names as faq-eval.ts's createRankers gives them): the two legs and the defaults of each fusion. */
-const RANKINGS = ['keyword leg alone', 'vector leg alone', 'fused: reciprocal rank, keyword 0.5', 'fused: weighted scores, keyword 0.7'];
+/**
+ * Rankings compared (names as createRankers gives them): the two legs, reciprocal rank's default, the
+ * weighted fusion first measured here (0.7) and the served default (0.85).
+ */
+const RANKINGS = ['keyword leg alone', 'vector leg alone', 'fused: reciprocal rank, keyword 0.5', 'fused: weighted scores, keyword 0.7', 'fused: weighted scores, keyword 0.85'];
 
 export interface EntryQuery {
   page: string;
@@ -55,39 +60,51 @@ export interface StructureRow {
   errors: number;
 }
 
+async function score(ranking: string, search: (query: string) => Promise<string[] | null>, queries: EntryQuery[]): Promise<StructureRow> {
+  const row: StructureRow = { ranking, asked: 0, top1: 0, reciprocalRank: 0, top5: 0, top10: 0, sectionTop5: 0, errors: 0 };
+  await mapPool(queries, 4, async (q) => {
+    row.asked++;
+    const urls = await search(q.query);
+    if (!urls) return void row.errors++;
+    const rank = urls.map((u) => pageOf(u, SITE)).indexOf(q.page);
+    if (rank === 0) row.top1++;
+    if (rank >= 0) row.reciprocalRank += 1 / (rank + 1);
+    if (rank >= 0 && rank < 5) row.top5++;
+    if (rank >= 0 && rank < 10) row.top10++;
+    if (urls.slice(0, 5).includes(`${SITE}${q.page}#${encodeURIComponent(q.anchor)}`)) row.sectionTop5++;
+  });
+  return row;
+}
+
 export async function runStructureEval(api: Target, dataDir: string, assertAlive: () => void, say: (m: string) => void) {
   const pages = loadPythonDocs(join(dataDir, 'python-3.11.2-html.tar.gz'));
   const queries = entryQueries(pages);
-  const index = `structure-${Date.now().toString(36)}`;
-  say(`pushing ${pages.length} pages into ${index}`);
-  await pushPages(api, index, pages, assertAlive, say, SITE);
-  const rankers = (await createRankers(api, index)).filter((r) => RANKINGS.includes(r.name));
-  const rows: StructureRow[] = [];
-  for (const ranker of rankers) {
-    say(`asking ${queries.length} entry queries: ${ranker.name}`);
-    const row: StructureRow = { ranking: ranker.name, asked: 0, top1: 0, reciprocalRank: 0, top5: 0, top10: 0, sectionTop5: 0, errors: 0 };
-    await mapPool(queries, 4, async (q) => {
-      row.asked++;
-      const urls = await uiSearchUrls(api, ranker, q.query);
-      if (!urls) return void row.errors++;
-      const rank = urls.map((u) => pageOf(u, SITE)).indexOf(q.page);
-      if (rank === 0) row.top1++;
-      if (rank >= 0) row.reciprocalRank += 1 / (rank + 1);
-      if (rank >= 0 && rank < 5) row.top5++;
-      if (rank >= 0 && rank < 10) row.top10++;
-      if (urls.slice(0, 5).includes(`${SITE}${q.page}#${encodeURIComponent(q.anchor)}`)) row.sectionTop5++;
-    });
-    rows.push(row);
-    assertAlive();
+  const indexes = await pushBeforeAfter(api, 'structure', pages, assertAlive, say, SITE);
+  const rows: BeforeAfter<StructureRow[]> = { before: [], after: [] };
+  for (const variant of ['before', 'after'] as const) {
+    for (const ranker of (await createRankers(api, indexes[variant])).filter((r) => RANKINGS.includes(r.name))) {
+      say(`${variant}: asking ${queries.length} entry queries: ${ranker.name}`);
+      rows[variant].push(await score(ranker.name, (q) => uiSearchUrls(api, ranker, q), queries));
+      assertAlive();
+    }
   }
-  return { index, pages: pages.length, queries: queries.length, rows };
+  const bm25 = wholePageBm25(pages);
+  const baseline = await score('whole-page BM25, no sections (in process)', async (q) => bm25(q, 10).map((uid) => SITE + uid), queries);
+  return { indexes, pages: pages.length, queries: queries.length, rows, baseline };
 }
 
-const pct = (n: number, d: number) => (d ? `${round((100 * n) / d, 1)}%` : '—');
+const cells = (r: StructureRow) => [
+  pct(r.top1, r.asked), String(round(r.reciprocalRank / (r.asked || 1), 3)), `${pct(r.top5, r.asked)} (${r.top5}/${r.asked})`, pct(r.top10, r.asked), pct(r.sectionTop5, r.asked), String(r.errors),
+];
 
-export function structureTable(rows: StructureRow[]): string {
+/** One row per ranking, each cell "before → after"; the whole-page baseline last (it has no sections). */
+export function structureTable(rows: BeforeAfter<StructureRow[]>, baseline: StructureRow): string {
   return markdownTable([
-    ['ranking', 'entry page first', 'MRR', 'entry page in top 5', 'in top 10', 'entry section (page#id) in top 5', 'errors'],
-    ...rows.map((r) => [r.ranking, pct(r.top1, r.asked), String(round(r.reciprocalRank / (r.asked || 1), 3)), `${pct(r.top5, r.asked)} (${r.top5}/${r.asked})`, pct(r.top10, r.asked), pct(r.sectionTop5, r.asked), String(r.errors)]),
+    ['ranking (before → after)', 'entry page first', 'MRR', 'entry page in top 5', 'in top 10', 'entry section (page#id) in top 5', 'errors'],
+    ...rows.after.map((a, i) => {
+      const b = cells(rows.before[i]);
+      return [a.ranking, ...cells(a).map((c, j) => change(b[j], c))];
+    }),
+    [baseline.ranking, ...cells(baseline).slice(0, 4), '—', cells(baseline)[5]],
   ]);
 }
