@@ -101,6 +101,12 @@ export class CrawlPolicy {
     return normalized;
   }
 
+  /** The url is kept as a page of this crawl (by collapse): fetching it again would find a duplicate of itself. */
+  isKept(url: string): boolean {
+    const normalized = normalizeUrl(url);
+    return normalized !== null && this.kept.has(normalized);
+  }
+
   get admittedCount(): number {
     return this.admitted.size;
   }

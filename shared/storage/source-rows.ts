@@ -1,4 +1,4 @@
-import type { PageRecord, SourceRecord } from './ports/source-store.js';
+import type { FrontierEntry, PageProblems, PageRecord, SourceRecord, VisitOutcome } from './ports/source-store.js';
 
 /** A sources row as both adapters store it: settings and crawl as JSON text, times as ms since epoch. */
 export interface SourceRow {
@@ -45,4 +45,21 @@ export function pageRecordOf(r: PageRow): PageRecord {
     lastSeenCrawl: Number(r.last_seen_crawl),
     links: JSON.parse(r.links),
   };
+}
+
+export interface FrontierRow {
+  url: string;
+  depth: number;
+  done: number | boolean;
+  outcome: string | null;
+}
+
+export function frontierEntryOf(r: FrontierRow): FrontierEntry & { done: boolean; outcome: VisitOutcome | null } {
+  return { url: r.url, depth: r.depth, done: r.done === true || r.done === 1, outcome: r.outcome === null ? null : JSON.parse(r.outcome) };
+}
+
+export function problemTotals(rows: { status: string; n: number | string }[]): PageProblems['totals'] {
+  const totals = { skipped: 0, failed: 0, duplicate: 0 };
+  for (const r of rows) if (r.status in totals) totals[r.status as keyof typeof totals] = Number(r.n);
+  return totals;
 }

@@ -5,6 +5,8 @@ import { startTestService, waitFor, type TestService } from '../helpers/test-ser
 import { startSite, type TestSite } from '../unit/crawl-site.js';
 
 const PAGES = 40;
+/** Its first request is never answered: the page is certainly in flight when the worker is killed. */
+const HELD = '/p/12';
 const FAST_RECOVERY = { QUARRY_JOB_LOCK_SECONDS: '2', QUARRY_CRAWL_ALLOW_PRIVATE: 'true' };
 let svc: TestService;
 let site: TestSite;
@@ -31,6 +33,10 @@ beforeAll(async () => {
     // Slow enough (with the default per-host delay) that the crawl is still running when its worker is killed.
     site.routes[`/p/${i}`] = (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page(i)), 50);
   }
+  const answer = site.routes[HELD];
+  site.routes[HELD] = (req, res) => {
+    if (site.log.filter((l) => l === `GET ${HELD}`).length > 1) answer(req, res);
+  };
 });
 afterAll(async () => {
   for (const w of workers) await stopProcess(w, 'SIGKILL');
@@ -44,10 +50,12 @@ describe('a crawl worker killed mid-crawl', () => {
     workers.push(await spawnWorker(workerEnv()));
     expect((await svc.call('POST', '/v1/admin/sources/big/crawl')).status).toBe(202);
     const frontier = () => svc.storage.sources.frontier('big');
-    expect(await waitFor(async () => (await frontier()).filter((e) => e.done).length >= 8, 60_000)).toBe(true);
+    expect(await waitFor(() => site.log.includes(`GET ${HELD}`), 60_000)).toBe(true);
     await stopProcess(workers[0], 'SIGKILL');
     const doneAtKill = (await frontier()).filter((e) => e.done).map((e) => new URL(e.url).pathname);
+    expect(doneAtKill.length).toBeGreaterThanOrEqual(8);
     expect(doneAtKill.length).toBeLessThan(PAGES + 1);
+    expect(doneAtKill).not.toContain(HELD);
     expect((await svc.storage.sources.get('big'))!.crawl.state).toBe('running');
     const fetchedAtKill = site.log.length;
 
@@ -61,6 +69,10 @@ describe('a crawl worker killed mid-crawl', () => {
     for (const path of doneAtKill) expect(after.includes(`GET ${path}`), path).toBe(false);
     // Each page reached at most twice: once before the kill, and again only if it was in flight then.
     for (let i = 0; i < PAGES; i++) expect(site.log.filter((l) => l === `GET /p/${i}`).length).toBeLessThanOrEqual(2);
+    expect(site.log.filter((l) => l === `GET ${HELD}`)).toHaveLength(2);
+    // Counters exact: pages in flight at the kill, fetched twice, count once.
+    const { crawl } = (await svc.call('GET', '/v1/admin/sources/big')).body;
+    expect(crawl).toMatchObject({ state: 'done', discovered: PAGES + 1, fetched: PAGES + 1, indexed: PAGES + 1, unchanged: 0, skipped: 0, failed: 0, removed: 0 });
     expect(await waitFor(async () => (await svc.keywordUids('source-big', `topic${PAGES - 1}`, ['title', 'content'])).length === 1, 60_000)).toBe(true);
   });
 });

@@ -46,10 +46,7 @@ beforeAll(async () => {
     void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>
       <url><loc>${site.url('/docs/d')}</loc><lastmod>2026-11-20</lastmod></url>
       <url><loc>${site.url('/docs/e')}</loc><lastmod>2026-11-20T10:00:00Z</lastmod></url></urlset>`);
-  worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
-    connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-    contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
-  });
+  worker = startWorker();
 });
 afterAll(async () => {
   await worker.close();
@@ -57,6 +54,10 @@ afterAll(async () => {
   await site.close();
 });
 
+const startWorker = () => startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
+  connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
+  contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
+});
 const source = async (uid: string) => (await svc.call('GET', `/v1/admin/sources/${uid}`)).body;
 const crawled = async (uid: string) => waitFor(async () => ['done', 'failed'].includes((await source(uid)).crawl.state), 60_000);
 const documents = async (index: string) => (await svc.call('GET', `/v2/indexes/${index}/documents?limit=1000`)).body.documents.map((d: { uid: string }) => d.uid).sort();
@@ -161,10 +162,7 @@ describe('crawling a website source', () => {
     expect(frontier.some((e) => !e.done)).toBe(true);
     const doneBefore = frontier.filter((e) => e.done).map((e) => new URL(e.url).pathname);
 
-    worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
-      connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-      contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
-    });
+    worker = startWorker();
     expect(await crawled('resume')).toBe(true);
     expect((await source('resume')).crawl.state).toBe('done');
     expect(await documents('source-resume')).toEqual(['/', '/docs/a', '/docs/c', '/docs/e'].map((p) => site.url(p)).sort());
@@ -173,6 +171,32 @@ describe('crawling a website source', () => {
     // What was done before the crash is not fetched again.
     for (const path of doneBefore.filter((p) => p !== '/private/x')) expect(after.filter((l) => l === `GET ${path}`).length, path).toBe(1);
     expect(after).not.toContain('GET /private/x');
+
+    // The counters are those of the same crawl never interrupted: the page the dead attempt was writing counts once.
+    await svc.call('POST', '/v1/admin/sources', { uid: 'resume-ref', kind: 'website', start_urls: [site.url('/')], sitemaps: [site.url('/sitemap.xml')] });
+    expect((await svc.call('POST', '/v1/admin/sources/resume-ref/crawl')).status).toBe(202);
+    expect(await crawled('resume-ref')).toBe(true);
+    const counters = ({ discovered, fetched, indexed, unchanged, skipped, failed, removed }: Record<string, number>) => ({ discovered, fetched, indexed, unchanged, skipped, failed, removed });
+    const reference = counters((await source('resume-ref')).crawl);
+    expect(reference).toMatchObject({ indexed: 4, removed: 0 });
+    expect(counters((await source('resume')).crawl)).toEqual(reference);
+  });
+
+  it('a page kept through another url\'s redirect is not fetched again when its own turn comes, and stays indexed', async () => {
+    site.routes['/moved'] = redirect('/docs/target');
+    site.routes['/docs/target'] = html('<title>Target</title><main><p>Target page about barometers</p></main>');
+    await svc.call('POST', '/v1/admin/sources', { uid: 'moved', kind: 'website', start_urls: [site.url('/moved'), site.url('/docs/target')] });
+    await worker.close();
+    expect((await svc.call('POST', '/v1/admin/sources/moved/crawl')).status).toBe(202);
+    const crawl = (await svc.storage.sources.get('moved'))!.crawl.crawl;
+    const writer = new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 });
+    // One lane, so the redirect is followed before the target's own frontier entry is taken.
+    await runCrawl({ sourceUid: 'moved', crawl }, { storage: svc.storage, pages: new SourcePages(writer), log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true });
+    worker = startWorker();
+    expect((await source('moved')).crawl).toMatchObject({ state: 'done', discovered: 2, fetched: 1, indexed: 1, skipped: 1, failed: 0, removed: 0 });
+    expect(fetches('/docs/target')).toBe(1);
+    expect(await documents('source-moved')).toEqual([site.url('/docs/target')]);
+    expect((await source('moved')).crawl.problems).toEqual([{ url: site.url('/moved'), status: 'duplicate', reason: `same page as ${site.url('/docs/target')}` }]);
   });
 
   it('queues recrawls when recrawl_hours have passed since the last crawl finished, and a scheduled source never crawled at once', async () => {
@@ -219,10 +243,7 @@ describe('crawling a website source', () => {
     expect((await svc.storage.sources.frontier('pause')).filter((e) => !e.done).map((e) => new URL(e.url).pathname)).toEqual(['/after']);
     expect(site.log).not.toContain('GET /after');
 
-    worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
-      connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-      contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
-    });
+    worker = startWorker();
     expect(await crawled('pause')).toBe(true);
     expect((await source('pause')).crawl).toMatchObject({ state: 'done', indexed: 3, failed: 0 });
     expect(await documents('source-pause')).toEqual(['/after', '/hold', '/pause-home'].map((p) => site.url(p)).sort());

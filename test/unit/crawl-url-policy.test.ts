@@ -72,6 +72,8 @@ describe('CrawlPolicy', () => {
     });
     // The canonical itself, fetched later through a link, is the same page: not kept twice.
     expect(policy.admit('https://example.com/docs/a', 1)).toBeNull();
+    expect(policy.isKept('https://example.com/docs/a#intro')).toBe(true);
+    expect(policy.isKept('https://example.com/docs/a?ref=nav')).toBe(false);
     expect(policy.collapse({ finalUrl: 'https://example.com/docs/a', canonical: null, contentHash: contentHash('other') })).toEqual({
       kind: 'duplicate',
       of: 'https://example.com/docs/a',

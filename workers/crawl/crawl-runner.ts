@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors/app-error.js';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { CrawlPayload } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
-import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord } from '../../shared/storage/ports/source-store.js';
+import type { CrawlCounter, CrawlProgress, FrontierEntry, PageRecord, SourceRecord, VisitOutcome } from '../../shared/storage/ports/source-store.js';
 import type { SourcePages } from './source-pages.js';
 
 export interface CrawlRunnerOptions {
@@ -47,8 +47,10 @@ const DEFAULT_PARALLEL = 8;
 
 /**
  * One crawl of one source, resumable: every url admitted is in the stored frontier before it is
- * fetched and marked done after its page record and document write, so a retried job skips what was
- * done and redoes at most the pages in flight when the worker died (their writes are idempotent).
+ * fetched. A url's page records, the links it admitted and its outcome are stored in one transaction
+ * after its document write (recordVisit), so a retried job skips what was done and redoes at most the
+ * pages in flight when the worker died, from the records as they were before them (their document
+ * writes are idempotent). The counters are the sum of the stored outcomes: each url counts once.
  */
 export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: CrawlRunnerOptions): Promise<void> {
   const { storage } = deps;
@@ -77,10 +79,13 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
 
   const stored = await store.frontier(source.uid);
   if (stored.length > 0) {
-    // Resume: the policy learns again what this crawl admitted and kept before the worker stopped.
+    // Resume: the policy learns again what this crawl admitted and kept before the worker stopped, and the
+    // counters are what the urls dealt with added (whatever the dead attempt saved, pages in flight included).
+    Object.assign(progress, { discovered: stored.length, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0 });
     for (const e of stored) {
       policy.admit(e.url, e.depth);
       if (!e.done) pending.push({ url: e.url, depth: e.depth });
+      if (e.outcome) addOutcome(progress, e.outcome);
     }
     for (const p of await store.pages(source.uid)) {
       if (p.lastSeenCrawl === n && p.status === 'indexed' && p.contentHash) policy.collapse({ finalUrl: p.url, canonical: null, contentHash: p.contentHash });
@@ -105,12 +110,13 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
   }
 
   const crawlPage = async ({ url, depth }: FrontierEntry) => {
-    const found = await visit(url, depth, { source, index, n, policy, robots, limiter, fetchOptions, options, progress, deps, lastmod: lastmods.get(url) ?? null });
-    const admitted = admitAll(policy, found.map((link) => ({ url: link, depth: depth + 1 })));
-    await store.addToFrontier(source.uid, admitted);
-    pending.push(...admitted);
-    progress.discovered += admitted.length;
-    await store.markDone(source.uid, url);
+    const v = await visit(url, { source, index, n, policy, robots, limiter, fetchOptions, options, deps, lastmod: lastmods.get(url) ?? null });
+    const follow = admitAll(policy, v.links.map((link) => ({ url: link, depth: depth + 1 })));
+    await store.recordVisit(source.uid, { url, pages: v.pages, follow, outcome: v.outcome });
+    // Counted only once stored: a page in flight when the worker dies counts when it is redone.
+    pending.push(...follow);
+    progress.discovered += follow.length;
+    addOutcome(progress, v.outcome);
     await save();
   };
 
@@ -143,21 +149,15 @@ export async function runCrawl(payload: CrawlPayload, deps: CrawlDeps, options: 
     const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failure) throw failure.reason;
     if (deps.signal?.aborted) throw new CrawlPaused();
-    // Pages not met again are gone from the site, unless the page limit cut this crawl short.
-    if (policy.admittedCount < s.maxPages) {
+    // Pages not met again are gone from the site, unless the page limit cut this crawl short. Their documents
+    // go first (again, harmlessly, on a resume); their records go, and are counted, with the crawl's end.
+    const sweep = policy.admittedCount < s.maxPages;
+    if (sweep) {
       for (const p of await store.pages(source.uid)) {
-        if (p.lastSeenCrawl >= n) continue;
-        if (p.status === 'indexed') {
-          await deps.pages.delete(index, p.url);
-          progress.removed++;
-        }
-        await store.deletePage(source.uid, p.url);
+        if (p.lastSeenCrawl < n && p.status === 'indexed') await deps.pages.delete(index, p.url);
       }
     }
-    progress.state = 'done';
-    progress.finishedAt = Date.now();
-    await save();
-    await store.clearFrontier(source.uid);
+    if (!(await store.finishCrawl(source.uid, { ...progress, state: 'done', finishedAt: Date.now() }, sweep ? n : null))) throw new Superseded();
   } catch (err) {
     if (err instanceof Superseded) return;
     throw err;
@@ -175,6 +175,10 @@ async function sitemapsToRead(s: SourceRecord['settings'], robots: RobotsCache):
   const origins = new Set(normalized(s.startUrls).map((u) => new URL(u).origin));
   const named = (await Promise.all([...origins].map(async (origin) => (await robots.rulesFor(origin)).sitemaps))).flat();
   return [...new Set([...normalized(s.sitemaps), ...normalized(named).filter((u) => hosts.has(new URL(u).host))])];
+}
+
+function addOutcome(progress: CrawlProgress, outcome: VisitOutcome): void {
+  for (const [counter, n] of Object.entries(outcome) as [CrawlCounter, number][]) progress[counter] += n;
 }
 
 function admitAll(policy: CrawlPolicy, entries: FrontierEntry[]): FrontierEntry[] {
@@ -195,40 +199,48 @@ interface VisitContext {
   limiter: HostLimiter;
   fetchOptions: { userAgent: string; allowPrivate: boolean; timeoutMs?: number };
   options: CrawlRunnerOptions;
-  progress: CrawlProgress;
   deps: CrawlDeps;
   /** The url's sitemap lastmod (ISO 8601), if a sitemap gave one. */
   lastmod: string | null;
 }
 
-/** Fetches, extracts and indexes one url; returns the links to follow. */
-async function visit(url: string, depth: number, c: VisitContext): Promise<string[]> {
-  const { source, n, progress, deps } = c;
+/** What one url came to: the page records to store, what it added to the counters, the links to follow. */
+interface Visit {
+  pages: PageRecord[];
+  outcome: VisitOutcome;
+  links: string[];
+}
+
+/**
+ * Fetches, extracts and indexes one url. Documents are written (and deleted) here; the page records are
+ * returned, to be stored with the url's outcome at once.
+ */
+async function visit(url: string, c: VisitContext): Promise<Visit> {
+  const { source, n, deps } = c;
   const store = deps.storage.sources;
-  const previous = await store.page(source.uid, url);
+  const v: Visit = { pages: [], outcome: {}, links: [] };
+  const count = (counter: CrawlCounter) => (v.outcome[counter] = (v.outcome[counter] ?? 0) + 1);
   const record = (status: PageRecord['status'], reason: string | null, over: Partial<PageRecord> = {}) =>
-    store.upsertPage(source.uid, { url, etag: null, lastModified: null, contentHash: null, status, reason, lastSeenCrawl: n, links: [], ...over });
+    v.pages.push({ url, etag: null, lastModified: null, contentHash: null, status, reason, lastSeenCrawl: n, links: [], ...over });
+  // Kept already by this crawl, under its own url, as the target of another url's redirect or canonical.
+  if (c.policy.isKept(url)) return v;
+  const previous = await store.page(source.uid, url);
   // A page leaving the index (gone, now skipped, now a duplicate) takes its document with it.
   const unindex = async () => {
     if (previous?.status === 'indexed') {
       await deps.pages.delete(c.index, url);
-      progress.removed++;
+      count('removed');
     }
   };
   const skip = async (reason: string) => {
-    progress.skipped++;
+    count('skipped');
     await unindex();
-    await record('skipped', reason);
+    record('skipped', reason);
+    return v;
   };
 
-  if (url.length > MAX_UID) {
-    await skip('url longer than 512 characters');
-    return [];
-  }
-  if (!(await c.robots.isAllowed(url))) {
-    await skip('disallowed by robots.txt');
-    return [];
-  }
+  if (url.length > MAX_UID) return skip('url longer than 512 characters');
+  if (!(await c.robots.isAllowed(url))) return skip('disallowed by robots.txt');
   // A sitemap saying the page has not changed since the copy we indexed spares even the conditional request.
   const unchangedPerSitemap = previous?.status === 'indexed' && previous.lastModified !== null && c.lastmod !== null
     && Date.parse(c.lastmod) <= Date.parse(previous.lastModified);
@@ -240,81 +252,82 @@ async function visit(url: string, depth: number, c: VisitContext): Promise<strin
   if (result.kind === 'notModified') {
     if (previous?.status !== 'indexed') {
       // A 304 to a request without validators: a broken server; nothing to keep.
-      progress.failed++;
-      await record('failed', 'http 304 to an unconditional request');
-      return [];
+      count('failed');
+      record('failed', 'http 304 to an unconditional request');
+      return v;
     }
-    if (!unchangedPerSitemap) progress.fetched++;
-    progress.unchanged++;
+    if (!unchangedPerSitemap) count('fetched');
+    count('unchanged');
     // Kept as before: later copies of it under other urls are still duplicates.
     if (previous.contentHash) c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous.contentHash });
-    await store.upsertPage(source.uid, { ...previous, lastSeenCrawl: n });
-    return previous.links;
+    v.pages.push({ ...previous, lastSeenCrawl: n });
+    v.links = previous.links;
+    return v;
   }
-  if (result.kind === 'skipped') {
-    await skip(result.reason);
-    return [];
-  }
+  if (result.kind === 'skipped') return skip(result.reason);
   if (result.kind === 'failed') {
-    progress.failed++;
+    count('failed');
     if (result.status === 404 || result.status === 410) {
       await unindex();
-      await record('failed', result.reason);
+      record('failed', result.reason);
     } else if (previous?.status === 'indexed') {
       // A passing error (timeout, 503) keeps the last good copy in the index until the page is really gone.
-      await store.upsertPage(source.uid, { ...previous, reason: result.reason, lastSeenCrawl: n });
+      v.pages.push({ ...previous, reason: result.reason, lastSeenCrawl: n });
     } else {
-      await record('failed', result.reason);
+      record('failed', result.reason);
     }
-    return [];
+    return v;
   }
 
-  progress.fetched++;
+  count('fetched');
   const page = extractPage(result.html, result.finalUrl, {
     contentSelector: source.settings.contentSelector ?? undefined,
     dropSelectors: source.settings.dropSelectors ?? undefined,
     fragments: source.settings.fragments,
   });
+  v.links = page.links;
   const validatorsNow = { etag: result.etag, lastModified: result.lastModified, links: page.links };
   if (page.noindex) {
-    progress.skipped++;
+    count('skipped');
     await unindex();
-    await record('skipped', 'noindex', validatorsNow);
-    return page.links;
+    record('skipped', 'noindex', validatorsNow);
+    return v;
   }
   const hash = pageHash(page);
   const kept = c.policy.collapse({ finalUrl: result.finalUrl, canonical: page.canonical, contentHash: hash });
   if (kept.kind === 'outOfScope') {
-    await skip('redirected out of scope');
-    return [];
+    v.links = [];
+    return skip('redirected out of scope');
   }
+  // Another lane kept this very page meanwhile (a redirect or canonical to it): its records are that lane's.
+  if (kept.kind === 'duplicate' && kept.of === url) return v;
   if (kept.kind === 'duplicate' || kept.url !== url) {
     // Kept under another url (a duplicate, a redirect or a canonical): this url holds no document.
     const of = kept.kind === 'duplicate' ? kept.of : kept.url;
-    progress.skipped++;
+    count('skipped');
     await unindex();
-    await record('duplicate', `same page as ${of}`, validatorsNow);
-    if (kept.kind === 'duplicate') return page.links;
+    record('duplicate', `same page as ${of}`, validatorsNow);
+    if (kept.kind === 'duplicate') return v;
   }
   const keptUrl = kept.kind === 'unique' ? kept.url : url;
-  if (keptUrl.length > MAX_UID) return page.links;
+  if (keptUrl.length > MAX_UID) return v;
   const keptPrevious = keptUrl === url ? previous : await store.page(source.uid, keptUrl);
   if (keptPrevious?.status === 'indexed' && keptPrevious.contentHash === hash) {
-    progress.unchanged++;
+    count('unchanged');
   } else {
     try {
       await index(c, keptUrl, page, result);
     } catch (err) {
       // A page the store refuses (fragments over the metadata limit) fails alone, not the crawl.
       if (!(err instanceof AppError) || err.kind !== 'invalid_document') throw err;
-      progress.failed++;
-      await store.upsertPage(source.uid, { url: keptUrl, etag: null, lastModified: null, contentHash: null, status: 'failed', reason: err.message, lastSeenCrawl: n, links: page.links });
-      return page.links;
+      count('failed');
+      v.pages.push({ url: keptUrl, etag: null, lastModified: null, contentHash: null, status: 'failed', reason: err.message, lastSeenCrawl: n, links: page.links });
+      return v;
     }
-    progress.indexed++;
+    count('indexed');
   }
-  await store.upsertPage(source.uid, { url: keptUrl, status: 'indexed', reason: null, contentHash: hash, lastSeenCrawl: n, ...validatorsNow });
-  return page.links;
+  v.pages.push({ url: keptUrl, status: 'indexed', reason: null, contentHash: hash, lastSeenCrawl: n, ...validatorsNow });
+  return v;
 }
 
 /** What decides whether a page changed: its text, title and fragments (whitespace runs count as one space). */

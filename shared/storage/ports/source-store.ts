@@ -68,6 +68,29 @@ export interface FrontierEntry {
   depth: number;
 }
 
+/** The counters of CrawlProgress that pages add to. */
+export type CrawlCounter = 'fetched' | 'indexed' | 'unchanged' | 'skipped' | 'failed' | 'removed';
+
+/** What dealing with one url added to the crawl's counters (absent: 0). */
+export type VisitOutcome = Partial<Record<CrawlCounter, number>>;
+
+/** One url of the frontier dealt with: everything the crawl keeps about it, stored at once. */
+export interface VisitRecord {
+  url: string;
+  /** Page records written: the url's own and, for a redirect or canonical, the url its page is kept under. */
+  pages: PageRecord[];
+  /** Urls its links admitted to the crawl. */
+  follow: FrontierEntry[];
+  outcome: VisitOutcome;
+}
+
+/** Problem pages (not indexed) of a source: the latest few and how many there are of each status. */
+export interface PageProblems {
+  /** Newest crawl first, then by url. */
+  latest: PageRecord[];
+  totals: { skipped: number; failed: number; duplicate: number };
+}
+
 export const IDLE_CRAWL: CrawlProgress = {
   state: 'idle', crawl: 0, discovered: 0, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, startedAt: null, finishedAt: null, lastError: null,
 };
@@ -88,11 +111,30 @@ export interface SourceStore {
   pages(sourceUid: string): Promise<PageRecord[]>;
   upsertPage(sourceUid: string, page: PageRecord): Promise<void>;
   deletePage(sourceUid: string, url: string): Promise<void>;
+  /**
+   * At most `limit` records that are not `indexed` (newest crawl first, then by url) and the count of each
+   * status: read from an index of the problem pages alone, however many pages the source has.
+   */
+  problems(sourceUid: string, limit: number): Promise<PageProblems>;
 
   /** Adds urls not already in the frontier (first one wins), in order. */
   addToFrontier(sourceUid: string, entries: FrontierEntry[]): Promise<void>;
-  /** Every url the frontier ever held in this crawl, in the order added, with whether it was dealt with. */
-  frontier(sourceUid: string): Promise<(FrontierEntry & { done: boolean })[]>;
-  markDone(sourceUid: string, url: string): Promise<void>;
+  /**
+   * Every url the frontier ever held in this crawl, in the order added, with whether it was dealt with
+   * and, when it was, its outcome.
+   */
+  frontier(sourceUid: string): Promise<(FrontierEntry & { done: boolean; outcome: VisitOutcome | null })[]>;
+  /**
+   * In one transaction: the visit's page records written, its links added to the frontier, and the url
+   * marked done with its outcome. A crawl that dies mid-visit leaves none of it, so the url is visited
+   * again from the state before, and its outcome is counted once.
+   */
+  recordVisit(sourceUid: string, visit: VisitRecord): Promise<void>;
+  /**
+   * Ends a crawl in one transaction: with `sweepBefore`, page records last seen in an older crawl are
+   * deleted and those that were `indexed` added to `crawl.removed`; the crawl progress is written and the
+   * frontier cleared. Returns the progress written; null when the source is gone.
+   */
+  finishCrawl(sourceUid: string, crawl: CrawlProgress, sweepBefore: number | null): Promise<CrawlProgress | null>;
   clearFrontier(sourceUid: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, WebsiteSettings } from '../ports/source-store.js';
-import { pageRecordOf, sourceRecordOf, type PageRow, type SourceRow } from '../source-rows.js';
+import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, VisitRecord, WebsiteSettings } from '../ports/source-store.js';
+import { frontierEntryOf, pageRecordOf, problemTotals, sourceRecordOf, type FrontierRow, type PageRow, type SourceRow } from '../source-rows.js';
 import { inTransaction } from './pg-transaction.js';
 
 export class PgSourceStore implements SourceStore {
@@ -49,7 +49,66 @@ export class PgSourceStore implements SourceStore {
   }
 
   async upsertPage(sourceUid: string, p: PageRecord) {
-    await this.pool.query(
+    await upsertPages(this.pool, sourceUid, [p]);
+  }
+
+  async deletePage(sourceUid: string, url: string) {
+    await this.pool.query(`DELETE FROM source_pages WHERE source_uid = $1 AND url = $2`, [sourceUid, url]);
+  }
+
+  async problems(sourceUid: string, limit: number) {
+    const [latest, totals] = await Promise.all([
+      this.pool.query<PageRow>(
+        `SELECT * FROM source_pages WHERE source_uid = $1 AND status <> 'indexed' ORDER BY last_seen_crawl DESC, url LIMIT $2`, [sourceUid, limit]),
+      this.pool.query<{ status: string; n: string }>(
+        `SELECT status, count(*) AS n FROM source_pages WHERE source_uid = $1 AND status <> 'indexed' GROUP BY status`, [sourceUid]),
+    ]);
+    return { latest: latest.rows.map(pageRecordOf), totals: problemTotals(totals.rows) };
+  }
+
+  async addToFrontier(sourceUid: string, entries: FrontierEntry[]) {
+    await addToFrontier(this.pool, sourceUid, entries);
+  }
+
+  async frontier(sourceUid: string) {
+    const { rows } = await this.pool.query<FrontierRow>(
+      `SELECT url, depth, done, outcome FROM source_frontier WHERE source_uid = $1 ORDER BY seq`, [sourceUid]);
+    return rows.map(frontierEntryOf);
+  }
+
+  async recordVisit(sourceUid: string, visit: VisitRecord) {
+    await inTransaction(this.pool, async (c) => {
+      await upsertPages(c, sourceUid, visit.pages);
+      await addToFrontier(c, sourceUid, visit.follow);
+      await c.query(`UPDATE source_frontier SET done = true, outcome = $1 WHERE source_uid = $2 AND url = $3`, [JSON.stringify(visit.outcome), sourceUid, visit.url]);
+    });
+  }
+
+  async finishCrawl(sourceUid: string, crawl: CrawlProgress, sweepBefore: number | null) {
+    return inTransaction(this.pool, async (c) => {
+      let final = crawl;
+      if (sweepBefore !== null) {
+        const { rows } = await c.query<{ n: string }>(
+          `WITH gone AS (DELETE FROM source_pages WHERE source_uid = $1 AND last_seen_crawl < $2 RETURNING status)
+           SELECT count(*) FILTER (WHERE status = 'indexed') AS n FROM gone`, [sourceUid, sweepBefore]);
+        final = { ...crawl, removed: crawl.removed + Number(rows[0].n) };
+      }
+      if (((await c.query(`UPDATE sources SET crawl = $1 WHERE uid = $2`, [JSON.stringify(final), sourceUid])).rowCount ?? 0) === 0) return null;
+      await c.query(`DELETE FROM source_frontier WHERE source_uid = $1`, [sourceUid]);
+      return final;
+    });
+  }
+
+  async clearFrontier(sourceUid: string) {
+    await this.pool.query(`DELETE FROM source_frontier WHERE source_uid = $1`, [sourceUid]);
+  }
+}
+
+type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+
+async function upsertPages(db: Queryable, sourceUid: string, pages: PageRecord[]) {
+  for (const p of pages) {
+    await db.query(
       `INSERT INTO source_pages (source_uid, url, etag, last_modified, content_hash, status, reason, last_seen_crawl, links)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (source_uid, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
@@ -58,33 +117,15 @@ export class PgSourceStore implements SourceStore {
       [sourceUid, p.url, p.etag, p.lastModified, p.contentHash, p.status, p.reason, p.lastSeenCrawl, JSON.stringify(p.links)],
     );
   }
+}
 
-  async deletePage(sourceUid: string, url: string) {
-    await this.pool.query(`DELETE FROM source_pages WHERE source_uid = $1 AND url = $2`, [sourceUid, url]);
-  }
-
-  async addToFrontier(sourceUid: string, entries: FrontierEntry[]) {
-    if (entries.length === 0) return;
-    // unnest WITH ORDINALITY keeps the given order in seq, so the frontier is read back breadth first.
-    await this.pool.query(
-      `INSERT INTO source_frontier (source_uid, url, depth, done)
-       SELECT $1, u, d, false FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS x(u, d, o) ORDER BY o
-       ON CONFLICT DO NOTHING`,
-      [sourceUid, entries.map((e) => e.url), entries.map((e) => e.depth)],
-    );
-  }
-
-  async frontier(sourceUid: string) {
-    const { rows } = await this.pool.query<{ url: string; depth: number; done: boolean }>(
-      `SELECT url, depth, done FROM source_frontier WHERE source_uid = $1 ORDER BY seq`, [sourceUid]);
-    return rows;
-  }
-
-  async markDone(sourceUid: string, url: string) {
-    await this.pool.query(`UPDATE source_frontier SET done = true WHERE source_uid = $1 AND url = $2`, [sourceUid, url]);
-  }
-
-  async clearFrontier(sourceUid: string) {
-    await this.pool.query(`DELETE FROM source_frontier WHERE source_uid = $1`, [sourceUid]);
-  }
+async function addToFrontier(db: Queryable, sourceUid: string, entries: FrontierEntry[]) {
+  if (entries.length === 0) return;
+  // unnest WITH ORDINALITY keeps the given order in seq, so the frontier is read back breadth first.
+  await db.query(
+    `INSERT INTO source_frontier (source_uid, url, depth, done)
+     SELECT $1, u, d, false FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS x(u, d, o) ORDER BY o
+     ON CONFLICT DO NOTHING`,
+    [sourceUid, entries.map((e) => e.url), entries.map((e) => e.depth)],
+  );
 }

@@ -147,6 +147,12 @@ export const DOCUMENT_MIGRATIONS: Migration[] = [
   `,
   // The links a page had when last fetched: a 304 answer carries none, and the crawl must still follow them.
   `ALTER TABLE source_pages ADD COLUMN links TEXT NOT NULL DEFAULT '[]';`,
+  // What each url dealt with added to the crawl's counters (a resumed crawl sums them, so none counts twice),
+  // and the problem pages indexed apart, so a source's view reads the latest few without scanning every page.
+  `
+  ALTER TABLE source_frontier ADD COLUMN outcome TEXT;
+  CREATE INDEX source_pages_problems ON source_pages (source_uid, last_seen_crawl DESC, url) WHERE status <> 'indexed';
+  `,
 ];
 
 /**

@@ -1,5 +1,5 @@
-import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, WebsiteSettings } from '../ports/source-store.js';
-import { pageRecordOf, sourceRecordOf, type PageRow, type SourceRow } from '../source-rows.js';
+import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, VisitRecord, WebsiteSettings } from '../ports/source-store.js';
+import { frontierEntryOf, pageRecordOf, problemTotals, sourceRecordOf, type FrontierRow, type PageRow, type SourceRow } from '../source-rows.js';
 import { immediate, type Db } from './open-database.js';
 
 export class SqliteSourceStore implements SourceStore {
@@ -26,11 +26,22 @@ export class SqliteSourceStore implements SourceStore {
            links = excluded.links`,
       ),
       deletePage: db.prepare(`DELETE FROM source_pages WHERE source_uid = ? AND url = ?`),
-      addFrontier: db.prepare(`INSERT INTO source_frontier (source_uid, url, depth, done) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING`),
-      frontier: db.prepare<[string], { url: string; depth: number; done: number }>(
-        `SELECT url, depth, done FROM source_frontier WHERE source_uid = ? ORDER BY seq`,
+      // INDEXED BY: without statistics the planner would count the totals over every page of the source.
+      problems: db.prepare<[string, number], PageRow>(
+        `SELECT * FROM source_pages INDEXED BY source_pages_problems WHERE source_uid = ? AND status <> 'indexed' ORDER BY last_seen_crawl DESC, url LIMIT ?`,
       ),
-      markDone: db.prepare(`UPDATE source_frontier SET done = 1 WHERE source_uid = ? AND url = ?`),
+      problemTotals: db.prepare<[string], { status: string; n: number }>(
+        `SELECT status, count(*) AS n FROM source_pages INDEXED BY source_pages_problems WHERE source_uid = ? AND status <> 'indexed' GROUP BY status`,
+      ),
+      sweepCount: db.prepare<[string, number], { n: number }>(
+        `SELECT count(*) AS n FROM source_pages WHERE source_uid = ? AND last_seen_crawl < ? AND status = 'indexed'`,
+      ),
+      sweep: db.prepare(`DELETE FROM source_pages WHERE source_uid = ? AND last_seen_crawl < ?`),
+      addFrontier: db.prepare(`INSERT INTO source_frontier (source_uid, url, depth, done) VALUES (?, ?, ?, 0) ON CONFLICT DO NOTHING`),
+      frontier: db.prepare<[string], FrontierRow>(
+        `SELECT url, depth, done, outcome FROM source_frontier WHERE source_uid = ? ORDER BY seq`,
+      ),
+      markDone: db.prepare(`UPDATE source_frontier SET done = 1, outcome = ? WHERE source_uid = ? AND url = ?`),
       clearFrontier: db.prepare(`DELETE FROM source_frontier WHERE source_uid = ?`),
     };
   }
@@ -81,6 +92,10 @@ export class SqliteSourceStore implements SourceStore {
     this.q.deletePage.run(sourceUid, url);
   }
 
+  async problems(sourceUid: string, limit: number) {
+    return { latest: this.q.problems.all(sourceUid, limit).map(pageRecordOf), totals: problemTotals(this.q.problemTotals.all(sourceUid)) };
+  }
+
   async addToFrontier(sourceUid: string, entries: FrontierEntry[]) {
     immediate(this.db, () => {
       for (const e of entries) this.q.addFrontier.run(sourceUid, e.url, e.depth);
@@ -88,11 +103,28 @@ export class SqliteSourceStore implements SourceStore {
   }
 
   async frontier(sourceUid: string) {
-    return this.q.frontier.all(sourceUid).map((r) => ({ url: r.url, depth: r.depth, done: r.done === 1 }));
+    return this.q.frontier.all(sourceUid).map(frontierEntryOf);
   }
 
-  async markDone(sourceUid: string, url: string) {
-    this.q.markDone.run(sourceUid, url);
+  async recordVisit(sourceUid: string, visit: VisitRecord) {
+    immediate(this.db, () => {
+      for (const page of visit.pages) this.q.upsertPage.run({ sourceUid, ...page, links: JSON.stringify(page.links) });
+      for (const e of visit.follow) this.q.addFrontier.run(sourceUid, e.url, e.depth);
+      this.q.markDone.run(JSON.stringify(visit.outcome), sourceUid, visit.url);
+    });
+  }
+
+  async finishCrawl(sourceUid: string, crawl: CrawlProgress, sweepBefore: number | null) {
+    return immediate(this.db, () => {
+      let final = crawl;
+      if (sweepBefore !== null) {
+        final = { ...crawl, removed: crawl.removed + this.q.sweepCount.get(sourceUid, sweepBefore)!.n };
+        this.q.sweep.run(sourceUid, sweepBefore);
+      }
+      if (this.q.crawl.run(JSON.stringify(final), sourceUid).changes === 0) return null;
+      this.q.clearFrontier.run(sourceUid);
+      return final;
+    });
   }
 
   async clearFrontier(sourceUid: string) {
