@@ -75,7 +75,9 @@ export const crawlViewSchema = z.object({
   finished_at: z.string().nullable(),
   last_error: z.string().nullable(),
   problems: z.array(z.object({ url: z.string(), status: z.enum(['skipped', 'failed', 'duplicate']), reason: z.string().nullable() }))
-    .describe('Up to 100 urls of the source that were skipped or failed, with the reason'),
+    .describe('The latest 100 urls of the source that were skipped, failed or collapsed as duplicates, with the reason: those the latest crawl met first, then by url'),
+  problem_totals: z.object({ skipped: z.number().int(), failed: z.number().int(), duplicate: z.number().int() })
+    .describe('How many urls of the source are in each problem status, listed or not'),
 });
 
 export const sourceViewSchema = z.object({
@@ -100,6 +102,6 @@ export const sourceViewSchema = z.object({
 });
 
 export const sourceListSchema = z.object({
-  sources: z.array(sourceViewSchema.extend({ crawl: crawlViewSchema.omit({ problems: true }) }))
+  sources: z.array(sourceViewSchema.extend({ crawl: crawlViewSchema.omit({ problems: true, problem_totals: true }) }))
     .describe('Every source by uid, each with its crawl progress but not its problems (read one source for those)'),
 });

@@ -5,7 +5,7 @@ import { isPublicAddress } from '../../shared/crawl/public-address.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { queueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
-import { IDLE_CRAWL, type SourceRecord, type WebsiteSettings } from '../../shared/storage/ports/source-store.js';
+import { IDLE_CRAWL, type PageProblems, type SourceRecord, type WebsiteSettings } from '../../shared/storage/ports/source-store.js';
 import type { createSourceSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import type { IndexService } from './index-service.js';
 import type { PushService } from './push-service.js';
@@ -17,7 +17,9 @@ export const sourceIndexUid = (uid: string) => `source-${uid}`;
 
 /** The language the source's index analyses text in; its index can be switched like any other. */
 const SOURCE_LANGUAGE = 'en';
+/** Problem pages a source's view lists (the latest crawl's first); `problem_totals` counts them all. */
 const PROBLEMS_SHOWN = 100;
+const NO_PROBLEMS: PageProblems = { latest: [], totals: { skipped: 0, failed: 0, duplicate: 0 } };
 
 type CreateBody = z.output<typeof createSourceSchema>;
 type UpdateBody = z.output<typeof updateSourceSchema>;
@@ -91,25 +93,21 @@ export class SourceService {
     return queued;
   }
 
-  /** Every source, by uid, as the list shows them: without `problems`, which would read every page record of each. */
+  /** Every source, by uid, as the list shows them: without `problems` and their totals, a query per source. */
   async list() {
     const sources = (await this.storage.sources.list()).sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
     return sources.map((source) => {
-      const view = this.summary(source, []);
-      const { problems: _, ...crawl } = view.crawl;
+      const view = this.summary(source, NO_PROBLEMS);
+      const { problems: _, problem_totals: __, ...crawl } = view.crawl;
       return { ...view, crawl };
     });
   }
 
   async view(source: SourceRecord) {
-    const problems = (await this.storage.sources.pages(source.uid))
-      .filter((p) => p.status !== 'indexed')
-      .slice(0, PROBLEMS_SHOWN)
-      .map((p) => ({ url: p.url, status: p.status as 'skipped' | 'failed' | 'duplicate', reason: p.reason }));
-    return this.summary(source, problems);
+    return this.summary(source, await this.storage.sources.problems(source.uid, PROBLEMS_SHOWN));
   }
 
-  private summary(source: SourceRecord, problems: { url: string; status: 'skipped' | 'failed' | 'duplicate'; reason: string | null }[]) {
+  private summary(source: SourceRecord, problems: PageProblems) {
     const { settings: s, crawl: c } = source;
     return {
       uid: source.uid,
@@ -140,7 +138,8 @@ export class SourceService {
         started_at: iso(c.startedAt),
         finished_at: iso(c.finishedAt),
         last_error: c.lastError,
-        problems,
+        problems: problems.latest.map((p) => ({ url: p.url, status: p.status as keyof PageProblems['totals'], reason: p.reason })),
+        problem_totals: problems.totals,
       },
     };
   }

@@ -40,7 +40,8 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       expect(rest).toEqual({
         // Scheduled (recrawl_hours) and never crawled: due since it was saved.
         ...docs, index_uid: 'source-docs', next_crawl_at: created_at,
-        crawl: { state: 'idle', discovered: 0, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, started_at: null, finished_at: null, last_error: null, problems: [] },
+        crawl: { state: 'idle', discovered: 0, fetched: 0, indexed: 0, unchanged: 0, skipped: 0, failed: 0, removed: 0, started_at: null, finished_at: null, last_error: null, problems: [],
+          problem_totals: { skipped: 0, failed: 0, duplicate: 0 } },
       });
       expect(Date.parse(created_at)).toBeGreaterThan(0);
       expect(updated_at).toBe(created_at);
@@ -137,8 +138,9 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       const uids = list.body.sources.map((s: { uid: string }) => s.uid);
       expect(uids).toEqual([...uids].sort());
       expect(uids).toEqual(expect.arrayContaining(['docs', 'minimal', 'edit', 'crawlme']));
-      const { crawl: { problems, ...crawl }, ...one } = (await svc.call('GET', '/v1/admin/sources/crawlme')).body;
+      const { crawl: { problems, problem_totals, ...crawl }, ...one } = (await svc.call('GET', '/v1/admin/sources/crawlme')).body;
       expect(problems).toEqual([]);
+      expect(problem_totals).toEqual({ skipped: 0, failed: 0, duplicate: 0 });
       expect(list.body.sources.find((s: { uid: string }) => s.uid === 'crawlme')).toEqual({ ...one, crawl });
       // While a crawl is queued no recrawl is scheduled.
       expect(one).toMatchObject({ recrawl_hours: 24, next_crawl_at: null });

@@ -80,6 +80,7 @@ describe('crawling a website source', () => {
       '/private/x': 'disallowed by robots.txt', '/file.pdf': 'not html', '/big': 'too large', '/missing': 'not found', '/slow': 'timeout', '/weird': 'http 304 to an unconditional request',
       '/docs/a-copy': `same page as ${site.url('/docs/a')}`, '/old': `same page as ${site.url('/docs/c')}`,
     });
+    expect(view.crawl.problem_totals).toEqual({ skipped: 3, failed: 3, duplicate: 2 });
     expect(site.log).not.toContain('GET /private/x');
     for (const path of ['/', '/docs/a', '/docs/a-copy', '/docs/b', '/docs/c', '/docs/d', '/docs/e', '/old', '/robots.txt']) expect(fetches(path), path).toBe(1);
 
