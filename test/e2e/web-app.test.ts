@@ -8,7 +8,8 @@ import { ensureWeb } from '../../scripts/build-web.mjs';
 import { startStubChat } from '../../scripts/bench/stub-chat-server.js';
 import { OpenAiChatModel } from '../../shared/llm/adapters/openai-chat-model.js';
 import {
-  PHONE, SIGNED_OUT_PROBE, expectNoSeriousA11yViolations, launchBrowser, screenshot, type TestBrowser, type WatchedPage,
+  PHONE, SIGNED_OUT_PROBE, checkPage as checkWatchedPage, launchBrowser, screenshot, tableRows as captionedRows,
+  type TestBrowser, type WatchedPage,
 } from '../helpers/browser.js';
 import { MASTER_KEY, startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -54,22 +55,13 @@ afterAll(async () => {
 });
 
 /** What every page visit must pass: nothing reported on the page, axe clean, and a screenshot to look at. */
-async function checkPage(name: string, options: { phone?: boolean } = {}) {
-  // Nothing still loading, so the screenshot and axe see the page as it settles.
-  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
-  w.assertClean();
-  await expectNoSeriousA11yViolations(page);
-  await screenshot(page, name, options);
-}
+const checkPage = (name: string, options: { phone?: boolean } = {}) => checkWatchedPage(w, name, options);
 
 const heading = () => page.locator('#page-title');
 const kpi = (label: string) => page.locator('.kpi', { has: page.getByText(label, { exact: true }) }).locator('.value');
 
 /** The cells of a table found by its caption, row by row. */
-async function tableRows(caption: string): Promise<string[][]> {
-  const table = page.locator('table', { has: page.locator('caption > span', { hasText: new RegExp(`^${caption}$`) }) });
-  return table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
-}
+const tableRows = (caption: string) => captionedRows(page, caption);
 
 function parseCsv(text: string): string[][] {
   const rows: string[][] = [];

@@ -130,6 +130,23 @@ export async function expectNoSeriousA11yViolations(page: Page): Promise<void> {
   throw new Error(`Serious accessibility violations on ${page.url()}:\n${lines.join('\n')}`);
 }
 
+/**
+ * What every page visit must pass: nothing still loading (so axe and the screenshot see the page settled),
+ * nothing reported on the page, no serious axe violation, and a screenshot to look at.
+ */
+export async function checkPage(w: WatchedPage, name: string, options: { phone?: boolean } = {}): Promise<void> {
+  await w.page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  w.assertClean();
+  await expectNoSeriousA11yViolations(w.page);
+  await screenshot(w.page, name, options);
+}
+
+/** The cells' text of a table found by its caption, row by row. */
+export async function tableRows(page: Page, caption: string): Promise<string[][]> {
+  const table = page.locator('table', { has: page.locator('caption > span', { hasText: new RegExp(`^${caption}$`) }) });
+  return table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
+}
+
 /** The 401 a signed-out app draws when it asks for its session (Chromium logs every 4xx as an error). */
 export const SIGNED_OUT_PROBE = /status of 401 .*\/v1\/admin\/session/;
 

@@ -8,6 +8,8 @@ const Keys = lazyPage(() => import('./pages/keys'));
 const Operations = lazyPage(() => import('./pages/operations'));
 const Configurations = lazyPage(() => import('./pages/configurations'));
 const ConfigurationDetail = lazyPage<{ uid: string; tab: string }>(() => import('./pages/configuration-detail'));
+const Sources = lazyPage(() => import('./pages/sources'));
+const SourceDetail = lazyPage<{ uid: string }>(() => import('./pages/source-detail'));
 const Insights = lazyPage<{ uid: string }>(() => import('./pages/insights'));
 
 /** Every page of the app: the one place a path meets its component. First match wins. */
@@ -15,6 +17,8 @@ export const ROUTES: { path: string; render: (params: Record<string, string>) =>
   { path: '/indexes', render: () => <Indexes /> },
   { path: '/indexes/:uid', render: (p) => <IndexDetail uid={p.uid} /> },
   { path: '/indexes/:uid/documents/:doc', render: (p) => <DocumentView uid={p.uid} doc={p.doc} /> },
+  { path: '/sources', render: () => <Sources /> },
+  { path: '/sources/:uid', render: (p) => <SourceDetail uid={p.uid} /> },
   { path: '/keys', render: () => <Keys /> },
   { path: '/operations', render: () => <Operations /> },
   { path: '/configurations', render: () => <Configurations /> },
@@ -25,6 +29,7 @@ export const ROUTES: { path: string; render: (params: Record<string, string>) =>
 
 export const NAV = [
   { path: '/indexes', label: 'Indexes' },
+  { path: '/sources', label: 'Sources' },
   { path: '/keys', label: 'API keys' },
   { path: '/configurations', label: 'Configurations' },
   { path: '/operations', label: 'Operations' },

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { AsyncView, messageOf, useAsync } from './async';
-import { Field } from './controls';
+import { Field, FormFooter } from './controls';
 import { href } from '../router';
 import type { Configuration } from './config-common';
 
@@ -117,11 +117,7 @@ export function ConfigForm(props: { initial: ConfigSettings; mode: 'create' | 'e
           </Field>
         </div>
       </fieldset>
-      {error && <p id={id('error')} class="error" role="alert">{error}</p>}
-      <div class="actions">
-        {saved && <span class="success" role="status">{props.mode === 'create' ? 'Created.' : 'Saved.'}</span>}
-        <button type="submit" class="primary" disabled={busy}>{busy ? 'Saving…' : props.submitLabel}</button>
-      </div>
+      <FormFooter errorId={id('error')} error={error} saved={saved && (props.mode === 'create' ? 'Created.' : 'Saved.')} busy={busy} submitLabel={props.submitLabel} />
     </form>
   );
 }

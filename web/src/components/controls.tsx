@@ -13,6 +13,19 @@ export function Field(props: { label: string; id: string; hint?: string; error?:
   );
 }
 
+/** The end of a settings form: the error the server gave that no field owns, what the last submit did, the submit button. */
+export function FormFooter(props: { errorId: string; error: string | null; saved: string | false; busy: boolean; submitLabel: string }) {
+  return (
+    <>
+      {props.error && <p id={props.errorId} class="error" role="alert">{props.error}</p>}
+      <div class="actions">
+        {props.saved && <span class="success" role="status">{props.saved}</span>}
+        <button type="submit" class="primary" disabled={props.busy}>{props.busy ? 'Saving…' : props.submitLabel}</button>
+      </div>
+    </>
+  );
+}
+
 /** Copies text and says so, for keys and install snippets. */
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
