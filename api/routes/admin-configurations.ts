@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
+import { httpUrl } from '../../shared/text/http-url.js';
 import { requirePermission } from '../middleware/auth.js';
 import {
   createConfigurationSchema, createInstantAnswerSchema, dateRangeQuerySchema, insightsQuerySchema, updateConfigurationSchema,
@@ -73,7 +74,7 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
     const { from, to } = parseDateRange(q.from, q.to);
     res.json({
       conversations: (await storage.conversations.list(config.uid, from, to)).map((c) => ({
-        id: c.id, url: c.latestUrl, updated_at: new Date(c.updatedAt).toISOString(), turns: c.turns,
+        id: c.id, url: httpUrl(c.latestUrl) ?? null, updated_at: new Date(c.updatedAt).toISOString(), turns: c.turns,
       })),
     });
   });
@@ -85,7 +86,10 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
       id: req.params.id,
       turns: turns.map((t) => ({
         question: t.question, reply: t.reply, at: new Date(t.at).toISOString(),
-        references: t.references.map((ref) => ({ title: ref.title, ...(ref.url ? { url: ref.url } : {}) })),
+        references: t.references.map((ref) => {
+          const url = httpUrl(ref.url);
+          return { title: ref.title, ...(url ? { url } : {}) };
+        }),
       })),
     });
   });

@@ -114,7 +114,7 @@ export const summaryResponseSchema = z.object({
 });
 export const chatResponseSchema = z.object({
   status: z.enum(['success', 'no-relevant-results']),
-  reply: z.string(),
+  reply: z.string().describe('HTML like summary: one <p> of escaped text; bracketed numbers [n] refer to references[].index'),
   conversation_id: z.string(),
   follow_up_questions: z.array(z.object({ question: z.string() })),
   references: z.array(referenceSchema),

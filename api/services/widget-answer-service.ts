@@ -8,6 +8,7 @@ import { standaloneQuery } from '../../shared/generation/prompt.js';
 import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
 import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
 import { escapeHtml } from '../../shared/text/escape-html.js';
+import { httpUrl } from '../../shared/text/http-url.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { StoredReference } from '../../shared/storage/ports/conversation-store.js';
@@ -64,7 +65,7 @@ export class WidgetAnswerService {
       : [];
     const response = {
       status: answered ? ('success' as const) : ('no-relevant-results' as const),
-      summary: answered ? `<p>${escapeHtml(result.text)}</p>` : `<p>${escapeHtml(NO_RESULTS_SUMMARY)}</p>`,
+      summary: answerHtml(answered ? result.text : NO_RESULTS_SUMMARY),
       references,
     };
     await this.record(config, 'summary', req, req.sessionId ? sessionHash(this.secret, req.sessionId) : null, response.status, performance.now() - t0, references);
@@ -108,19 +109,20 @@ export class WidgetAnswerService {
           return { ...this.reference(p, n + 1, 'text'), feedback_data: feedback };
         })
       : [];
-    const reply = answered ? result.text : NO_RESULTS_REPLY;
+    const text = answered ? result.text : NO_RESULTS_REPLY;
     const followUps = answered ? candidates : [];
-    if (req.preview) this.previews.append(config.uid, conversationId, session, { question: req.query, reply }, HISTORY_TURNS);
+    // The history keeps the text as written: it is the model's context, and escaping is for display.
+    if (req.preview) this.previews.append(config.uid, conversationId, session, { question: req.query, reply: text }, HISTORY_TURNS);
     else {
       const appended = await this.storage.conversations.append(config.uid, conversationId, session, {
-        question: req.query, reply, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
+        question: req.query, reply: text, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
       });
       // Another session created the same new id a moment before this one.
       if (!appended) throw conversationNotFound(conversationId);
     }
     const status = answered ? ('success' as const) : ('no-relevant-results' as const);
     await this.record(config, 'chat', req, session, status, performance.now() - t0, references, eventId);
-    return { status, reply, conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
+    return { status, reply: answerHtml(text), conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
   }
 
   /**
@@ -133,7 +135,7 @@ export class WidgetAnswerService {
     if (hidden.length) {
       throw new AppError('forbidden', `This API key may not read the index${hidden.length > 1 ? 'es' : ''} ${hidden.map((i) => `'${i}'`).join(', ')} this ${VARIANT_NAMES[variant]} searches; use a read key for all of its indexes`);
     }
-    return { conversations: (await this.storage.conversations.list(config.uid, from, to)).map((c) => ({ conversation_id: c.id, url: c.latestUrl })) };
+    return { conversations: (await this.storage.conversations.list(config.uid, from, to)).map((c) => ({ conversation_id: c.id, url: httpUrl(c.latestUrl) ?? null })) };
   }
 
   private generate(kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: SourcePassage[], language: string, run: RunOptions): Promise<GenerationResult> {
@@ -155,6 +157,15 @@ export class WidgetAnswerService {
       device: req.device, query: req.query, status, latencyMs, references: refs.map((r) => r.url ?? r.title),
     });
   }
+}
+
+/**
+ * A summary or chat reply as the response carries it: one <p> of escaped text. The text is a model's
+ * (which may echo markup from a document or a prompt) or copied from documents whose entities were
+ * decoded when they were indexed, so it is never markup itself.
+ */
+function answerHtml(text: string): string {
+  return `<p>${escapeHtml(text)}</p>`;
 }
 
 /** Passages as the generator numbers them: [1] is the first. */

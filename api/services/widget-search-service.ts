@@ -16,6 +16,7 @@ import { PAGE_WEIGHT, pageScores } from '../../shared/search/rank/page-scores.js
 import { topUnits } from '../../shared/search/rank/top-units.js';
 import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
+import { httpUrl } from '../../shared/text/http-url.js';
 import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
 import { newEventId, type EventRecorder } from './event-recorder.js';
@@ -123,13 +124,16 @@ export class WidgetSearchService {
     const sign = (i: string, d: string, s: number) =>
       signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, ++position, { i, d, s });
     const results: WidgetResult[] = [
-      ...answers.map((a) => ({
-        type: 'instant_answer' as const,
-        ...(a.url ? { url: a.url } : {}),
-        content: a.content,
-        feedback_data: sign('', a.id, 0),
-        ...(a.configuration ? { configuration: a.configuration } : {}),
-      })),
+      ...answers.map((a) => {
+        const url = httpUrl(a.url);
+        return {
+          type: 'instant_answer' as const,
+          ...(url ? { url } : {}),
+          content: a.content,
+          feedback_data: sign('', a.id, 0),
+          ...(a.configuration ? { configuration: a.configuration } : {}),
+        };
+      }),
       ...paragraphs.map(({ index, unit }) => {
         const { uid, section } = index.units[unit];
         const url = this.urlOf(index, uid, section.anchor);
@@ -279,8 +283,8 @@ export class WidgetSearchService {
 
   private urlOf(state: IndexState, uid: string, anchor: string | null): string | undefined {
     const fields = state.docFields.get(uid);
-    const base = fields?.source_url ?? fields?.url;
-    if (typeof base !== 'string' || base === '') return undefined;
+    const base = httpUrl(fields?.source_url ?? fields?.url);
+    if (base === undefined) return undefined;
     return anchor ? `${base.replace(/#.*$/, '')}#${encodeURIComponent(anchor)}` : base;
   }
 }

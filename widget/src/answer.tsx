@@ -15,7 +15,7 @@ export interface AnswerState {
   error?: unknown;
 }
 
-const finalText = (path: 'summary' | 'chat', answer: Answer) => (path === 'summary' ? htmlText(answer.summary ?? '') : answer.reply ?? '');
+const finalText = (path: 'summary' | 'chat', answer: Answer) => htmlText((path === 'summary' ? answer.summary : answer.reply) ?? '');
 
 /**
  * Streams one summary or chat answer into state; leaving (unmount, another question) cancels the request,

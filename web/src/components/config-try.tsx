@@ -243,7 +243,7 @@ function TryChat({ config, session }: { config: Configuration; session: string }
               {t.reply && (
                 <>
                   {t.reply.status === 'no-relevant-results' && <span class="badge warn">No relevant results</span>}
-                  <p class="pre-line">{t.reply.reply}</p>
+                  <p class="pre-line">{htmlText(t.reply.reply)}</p>
                   <References refs={t.reply.references} />
                   {t.reply.follow_up_questions.length > 0 && (
                     <div class="follow-ups">
