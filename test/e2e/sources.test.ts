@@ -138,6 +138,7 @@ describe('website sources in the web app', () => {
       [site.url('/file.pdf'), 'skipped', 'not html'],
       [site.url('/missing'), 'failed', 'not found'],
     ]);
+    expect(await page.locator('#problem-totals').textContent()).toBe('2 urls not indexed: 1 skipped, 1 failed, 0 duplicates.');
     expect(await page.getByRole('button', { name: 'Crawl now' }).isEnabled()).toBe(true);
     await checkPage('source-crawled', { phone: true });
   });

@@ -48,7 +48,7 @@ export interface SourceSummary extends SourceSettings {
 
 /** As `GET /v1/admin/sources/{uid}` answers. */
 export interface SourceView extends SourceSummary {
-  crawl: CrawlView & { problems: Problem[] };
+  crawl: CrawlView & { problems: Problem[]; problem_totals: Record<Problem['status'], number> };
 }
 
 /** The server's defaults for a new source (docs/web-sources.md). */

@@ -50,6 +50,7 @@ export default function SourceDetailPage({ uid }: { uid: string }) {
             </section>
             <section aria-labelledby="problems-title">
               <h2 id="problems-title">Problems</h2>
+              <ProblemTotals source={s} />
               <DataTable
                 caption="Urls skipped or failed"
                 csvName={`source-${s.uid}-problems.csv`}
@@ -62,7 +63,6 @@ export default function SourceDetailPage({ uid }: { uid: string }) {
                   { label: 'Reason', render: (p) => <span class="break">{p.reason ?? '—'}</span>, csv: (p) => p.reason },
                 ]}
               />
-              {s.crawl.problems.length === 100 && <p class="muted">The first 100 are shown.</p>}
             </section>
             <section aria-labelledby="settings-title">
               <h2 id="settings-title">Settings</h2>
@@ -106,6 +106,19 @@ function Overview({ source: s }: { source: SourceView }) {
         The crawled pages are in <a href={index}>{s.index_uid}</a>'s documents.
       </p>
     </section>
+  );
+}
+
+/** How many problem urls there are of each status; the table lists the latest 100 (the latest crawl's first). */
+function ProblemTotals({ source: s }: { source: SourceView }) {
+  const t = s.crawl.problem_totals;
+  const all = t.skipped + t.failed + t.duplicate;
+  const shown = s.crawl.problems.length < all ? `, the latest ${s.crawl.problems.length} listed` : '';
+  return (
+    <p class="muted" id="problem-totals">
+      {all.toLocaleString()} url{all === 1 ? '' : 's'} not indexed: {t.skipped.toLocaleString()} skipped, {t.failed.toLocaleString()} failed,{' '}
+      {t.duplicate.toLocaleString()} duplicate{t.duplicate === 1 ? '' : 's'}{shown}.
+    </p>
   );
 }
 
