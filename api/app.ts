@@ -100,7 +100,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const push = new PushService(storage, writer);
   const indexes = new IndexService(storage, async (index) => {
     const batches = await storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
-    await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })));
+    // The documents are pending in the store now: when Redis does not take the jobs, the reconciler re-creates them.
+    await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })))
+      .catch((err) => log.warn({ err, index: index.uid }, 'reindex jobs not enqueued; the reconciler will enqueue them'));
   });
 
   const secret = await serverSecret(config.auth.secret, storage.keys);

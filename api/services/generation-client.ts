@@ -6,6 +6,9 @@ import {
   cancelChannel, jobChannel, type GenerationJob, type GenerationMessage, type GenerationResult,
 } from '../../shared/generation/generation-queue.js';
 import type { GenerationInput } from '../../shared/generation/generation-types.js';
+import { withTimeout } from '../../shared/jobs/queue-status.js';
+
+const ENQUEUE_TIMEOUT_MS = 2000;
 
 export interface RunOptions {
   /** Pieces of the answer as they are generated (streaming clients). */
@@ -31,6 +34,8 @@ export class GenerationClient {
     private readonly subscriber: Redis,
     private readonly prefix: string,
     private readonly timeoutMs: number,
+    /** How long Redis may take to accept a job before the request gets 503 (at most the answer timeout). */
+    private readonly enqueueTimeoutMs = Math.min(ENQUEUE_TIMEOUT_MS, timeoutMs),
   ) {
     subscriber.on('pmessage', (_pattern: string, channel: string, raw: string) => {
       const jobId = channel.slice(channel.lastIndexOf(':') + 1);
@@ -54,6 +59,9 @@ export class GenerationClient {
     const jobId = randomUUID();
     let settle!: { resolve: (r: GenerationResult) => void; reject: (e: Error) => void };
     const outcome = new Promise<GenerationResult>((resolve, reject) => (settle = { resolve, reject }));
+    // The timer or the client may reject the outcome while the enqueue is still waiting on Redis; an
+    // unhandled rejection there would end the process, so the outcome is always observed.
+    outcome.catch(() => {});
     this.listeners.set(jobId, (m) => {
       if (m.type === 'delta') options.onDelta?.(m.text);
       else if (m.type === 'done') {
@@ -66,11 +74,12 @@ export class GenerationClient {
     const onAbort = () => settle.reject(new AppError('timeout', 'The client went away; the generation was cancelled'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.subscribe();
-      await this.queue.add('generate', { input, language, deadline: Date.now() + this.timeoutMs, stream: options.onDelta !== undefined }, { jobId });
+      // The outcome takes part in the race so a timeout or a departed client ends the wait for Redis too.
+      await Promise.race([this.enqueue(jobId, { input, language, deadline: Date.now() + this.timeoutMs, stream: options.onDelta !== undefined }), outcome]);
       return await outcome;
     } catch (err) {
-      await this.cancel(jobId);
+      // Not awaited: when Redis is what stalls, the cancel waits for it too, and the caller must not.
+      this.cancel(jobId);
       throw err;
     } finally {
       clearTimeout(timer);
@@ -79,9 +88,19 @@ export class GenerationClient {
     }
   }
 
-  private async cancel(jobId: string): Promise<void> {
-    await this.publisher.publish(cancelChannel(this.prefix), jobId).catch(() => {});
+  /** Subscribes and adds the job, or fails with 503 when Redis does not take it within the enqueue bound. */
+  private async enqueue(jobId: string, job: GenerationJob): Promise<void> {
+    try {
+      await withTimeout(this.subscribe().then(() => this.queue.add('generate', job, { jobId })), this.enqueueTimeoutMs);
+    } catch {
+      // Anonymous callers read this: it names no component (docs/security.md), /readyz tells the operator.
+      throw new AppError('dependency_unavailable', `Answers are unavailable right now (the request was not queued within ${this.enqueueTimeoutMs / 1000} s); search still works, try again shortly`);
+    }
+  }
+
+  private cancel(jobId: string): void {
+    this.publisher.publish(cancelChannel(this.prefix), jobId).catch(() => {});
     // Still waiting in the queue: take it out so no worker spends time on it.
-    await this.queue.remove(jobId).catch(() => {});
+    this.queue.remove(jobId).catch(() => {});
   }
 }

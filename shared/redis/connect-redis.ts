@@ -1,8 +1,27 @@
 import { Redis } from 'ioredis';
 
+/**
+ * How long a command of a request-serving process (the API) may wait for Redis. A stalled Redis
+ * (not down: the connection stays open and nothing answers) would otherwise hold every command,
+ * and the request behind it, until Redis resumes. Paths with a tighter budget race their own timer
+ * (rate limits 250 ms, answers and enqueues 2 s); this bounds every other one.
+ */
+export const REQUEST_PATH_COMMAND_TIMEOUT_MS = 5000;
+
+export interface RedisConnectOptions {
+  /**
+   * Rejects a command that has no reply within this many ms ("Command timed out"); the command stays
+   * in flight, so the replies that follow still match. Not for workers: their blocking commands wait
+   * on purpose, and their connections inherit this option.
+   */
+  commandTimeoutMs?: number;
+}
+
 /** BullMQ needs maxRetriesPerRequest null: commands wait through a Redis restart instead of failing. */
-export function connectRedis(url: string, name: string, onError: (err: Error) => void = () => {}): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, connectionName: name });
+export function connectRedis(url: string, name: string, onError: (err: Error) => void = () => {}, options: RedisConnectOptions = {}): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null, enableReadyCheck: true, connectionName: name, commandTimeout: options.commandTimeoutMs,
+  });
   // Without a listener ioredis prints every failed reconnect; the caller decides what to log.
   redis.on('error', onError);
   return redis;

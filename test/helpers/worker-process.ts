@@ -13,6 +13,11 @@ export function spawnApi(env: Record<string, string>): Promise<ChildProcess> {
   return spawnProcess('api/main.ts', 'Quarry API listening', env);
 }
 
+/** A real generation worker process (`workers/generator-main.ts`), resolved once it runs. */
+export function spawnGenerator(env: Record<string, string>): Promise<ChildProcess> {
+  return spawnProcess('workers/generator-main.ts', 'generation worker started', env);
+}
+
 async function spawnProcess(script: string, ready: string, env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
