@@ -1,23 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
 
-/** SPEC.md's node: the JSON form of an HTML fragment. */
-export interface MetadataNode {
-  type: 'tag' | 'text';
-  tag?: string;
-  attr?: Record<string, string>;
-  children?: MetadataNode[];
-  data?: string;
-}
-
-/** One configured fragment selector and what it found on the page (`matches: []` when nothing). */
-export interface MetadataEntry {
-  selector: string;
-  matches: MetadataNode[];
-}
-
-/** A document's metadata: its fragments, in the order the source lists its selectors. */
-export type DocumentMetadata = MetadataEntry[];
+export type { DocumentMetadata, MetadataEntry, MetadataNode } from './metadata-types.js';
+import type { DocumentMetadata, MetadataEntry, MetadataNode } from './metadata-types.js';
 
 /**
  * Every search result of a page carries its metadata, so it is bounded like a page's content

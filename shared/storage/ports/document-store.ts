@@ -1,4 +1,4 @@
-import type { DocumentMetadata } from '../../documents/document-metadata.js';
+import type { DocumentMetadata } from '../../documents/metadata-types.js';
 
 export type DocumentFields = Record<string, unknown>;
 
