@@ -15,7 +15,8 @@ import { newJobId } from '../shared/jobs/job-id.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey, requirePermission } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
-import { bodyHasNul, rejectNulInUrl } from './middleware/reject-nul.js';
+import { rejectNulInUrl } from './middleware/reject-nul.js';
+import { hasBody, jsonBody, refuseUnread } from './middleware/json-body.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi/openapi-document.js';
@@ -45,7 +46,7 @@ import { SourceService } from './services/source-service.js';
 import { CRAWL_QUEUE, createCrawlQueue } from '../shared/jobs/crawl-queue.js';
 import { paramsOf, searchInterfaceRouter } from './routes/search-interface.js';
 import { searchRateLimit } from './middleware/rate-limit.js';
-import { searchCors } from './middleware/search-cors.js';
+import { exposeRefusal, searchCors } from './middleware/search-cors.js';
 import { ConfigurationService } from './services/configuration-service.js';
 import { EventRecorder } from './services/event-recorder.js';
 import { WidgetSearchService } from './services/widget-search-service.js';
@@ -53,6 +54,11 @@ import { WidgetUsageService } from './services/widget-usage-service.js';
 import { WidgetAnswerService } from './services/widget-answer-service.js';
 import { GenerationClient } from './services/generation-client.js';
 import { createGenerationQueue, GENERATION_QUEUE } from '../shared/generation/generation-queue.js';
+
+/** Search-interface and sign-in bodies: a few short fields (feedback_data, the largest, is at most 8 KB). */
+const SMALL_BODY = { limit: 32 * 1024, limitName: 'search interface and sign-in requests', deadlineMs: 10_000 };
+/** Admin bodies: configurations, instant answers (100,000 characters of HTML), source settings. */
+const ADMIN_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface AppDeps {
   config: Config;
@@ -129,14 +135,15 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
 
   app.use(requestLog(log));
   app.use(httpMetrics(registry));
-  // Any body is read as JSON: pushers using curl -d (form content type) still get parsed, or a clear 400.
   app.use(rejectNulInUrl);
-  app.use(express.json({ limit: config.http.maxBodyBytes, type: () => true, strict: false, verify: bodyHasNul }));
+  // No body is read before its route group's authentication or rate limit (docs/security.md): each group
+  // mounts jsonBody after those, with a limit of its own.
+  const pushBody = jsonBody({ limit: config.http.maxBodyBytes, limitName: 'QUARRY_MAX_BODY_BYTES' });
 
   // The push routes come first: they carry the traffic, and every layer before them is tested per request.
   // The web app's session cookie works wherever the app calls; on /v2 only to read (pushing takes a key).
   const keyed = requireKey(auth, { sessions });
-  app.use('/v2', requireKey(auth, { sessions, sessionsReadOnly: true }));
+  app.use('/v2', requireKey(auth, { sessions, sessionsReadOnly: true }), pushBody);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
 
   app.use(operationsRouter({ storage, redis: deps.redis, queues, registry, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
@@ -156,8 +163,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
   app.use(searchInterfaceRouter(widgetSearch, widgetUsage, widgetAnswers, [keyed, requirePermission('read')]));
 
-  app.use(adminSessionRouter(auth, sessions, new SignInLimiter(deps.redis, `${config.redis.prefix}:rl`)));
-  app.use(['/v1/content', '/v1/admin'], keyed);
+  const signInLimiter = new SignInLimiter(deps.redis, `${config.redis.prefix}:rl`);
+  app.post('/v1/admin/session', signInLimiter.gate(), jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) }));
+  app.use(adminSessionRouter(auth, sessions, signInLimiter));
+  app.use('/v1/content', keyed, pushBody);
+  app.use('/v1/admin', keyed, jsonBody({ limit: Math.min(ADMIN_BODY_BYTES, config.http.maxBodyBytes), limitName: 'admin requests' }));
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
   app.use(contentSearchRouter(new ContentSearchService(engine)));
@@ -195,7 +205,20 @@ function searchSafety({ config, storage, redis, log }: AppDeps) {
     const p = paramsOf(req);
     return ['true', '1', true].includes(p.preview as string | boolean) || FeedbackSigner.claimsPreview(p.feedback_data);
   };
+  // Before the body is read, only the query string can say "preview" (paramsOf must not run yet: it caches).
+  const previewByQuery = (req: Request) => ['true', '1'].includes(req.query.preview as string);
+  /** A client address this process already saw over its limit gets its 429 before its body is read. */
+  const refuseKnownBlocked = (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) return next();
+    const refused = (previewByQuery(req) ? local : shared).knownBlocked(req);
+    if (!refused) return next();
+    exposeRefusal(req, res);
+    refuseUnread(req, res, next, refused);
+  };
+  const body = jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) });
   return [
+    refuseKnownBlocked,
+    body,
     searchCors(async (uid) => (await storage.configurations.get(uid))?.allowedOrigins ?? null, uidOf),
     (req: Request, res: Response, next: NextFunction) => (isPreview(req) ? local : shared)(req, res, next),
   ];

@@ -1,4 +1,5 @@
 import { buildApp, closeApp, warmApp } from './app.js';
+import { createHttpServer } from './http-server.js';
 import { createEmbedder } from '../shared/llm/create-embedder.js';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
 import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
@@ -18,11 +19,10 @@ async function main() {
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   const embedder = await createEmbedder(config.embeddings);
   const app = await buildApp({ config, storage, redis, queues, log, embedder });
-  const server = app.listen(config.http.port, config.http.host, () => {
+  const server = createHttpServer(app, config).listen(config.http.port, config.http.host, () => {
     log.info({ port: config.http.port }, `Quarry API listening on http://localhost:${config.http.port}`);
     warmApp(app, log);
   });
-  server.keepAliveTimeout = 65_000;
   onShutdown(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await closeApp(app);

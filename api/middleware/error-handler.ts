@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
+import { hasBody } from './json-body.js';
 
 interface HttpParserError {
   type?: string;
@@ -44,6 +45,8 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   if (e.status >= 500) req.log?.error({ reqId: req.id, err }, 'request failed');
   else req.log?.info({ reqId: req.id, error: e.kind, message: e.message }, 'request rejected');
   if (e.headers) res.set(e.headers);
+  // A body never read (refused before its group's parser, or no route) is not read now either: close instead.
+  if (!res.headersSent && hasBody(req) && !req.complete) res.set('Connection', 'close');
   if (res.headersSent) {
     res.end();
     return;

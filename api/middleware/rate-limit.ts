@@ -35,6 +35,8 @@ const keyOf = (value: string) => (value.length <= 128 ? value : `sha256:${create
 
 class Limit {
   private readonly limiter: RateLimiterAbstract;
+  /** Keys this process saw go over the limit, until their window ends: answered before their body is read. */
+  private readonly blocked = new Map<string, number>();
 
   constructor(
     readonly scope: string,
@@ -69,10 +71,29 @@ class Limit {
       // race() subscribes to both, so a consume that fails after the timeout is not an unhandled rejection.
       return { kind: 'passed', res: await Promise.race([this.limiter.consume(keyOf(key)), timeout]) };
     } catch (err) {
-      return err instanceof RateLimiterRes ? { kind: 'limited', res: err } : { kind: 'failed', err };
+      if (!(err instanceof RateLimiterRes)) return { kind: 'failed', err };
+      this.remember(key, err.msBeforeNext);
+      return { kind: 'limited', res: err };
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The 429 for a key known to be over its limit, from memory alone (no count, no Redis); null otherwise. */
+  knownBlocked(key: string): AppError | null {
+    const until = this.blocked.get(keyOf(key));
+    if (until === undefined) return null;
+    const ms = until - Date.now();
+    if (ms > 0) return this.exceeded(new RateLimiterRes(0, ms, this.budget.points + 1, false));
+    this.blocked.delete(keyOf(key));
+    return null;
+  }
+
+  private remember(key: string, ms: number): void {
+    const now = Date.now();
+    // A flood from many addresses must not grow the map without end: expired entries go first.
+    if (this.blocked.size >= 10_000) for (const [k, until] of this.blocked) if (until <= now) this.blocked.delete(k);
+    if (this.blocked.size < 10_000) this.blocked.set(keyOf(key), now + ms);
   }
 
   headers(res: RateLimiterRes): Record<string, string> {
@@ -95,17 +116,25 @@ class Limit {
   }
 }
 
+export type SearchRateLimit = RequestHandler & {
+  /**
+   * The 429 for a client address this process already saw go over its limit (until the window ends),
+   * decided from memory without counting: lets a request be refused before its body is read.
+   */
+  knownBlocked(req: Request): AppError | null;
+};
+
 /**
  * Limits the public search routes per client address and per configuration uid, in Redis so the limits
  * hold across API processes. Redis trouble lets requests through: a search box must outlive a Redis blip.
  */
-export function searchRateLimit(o: RateLimitOptions): RequestHandler {
+export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
   const timeoutMs = o.timeoutMs ?? 250;
   const perClient = new Limit('client address', o.perClient, o.redis, `${o.prefix}:client`, timeoutMs);
   const perUid = new Limit('configuration uid', o.perUid, o.redis, `${o.prefix}:uid`, timeoutMs);
   const onError = o.onError ?? (() => {});
 
-  return async (req, res, next) => {
+  const handler: RequestHandler = async (req, res, next) => {
     const passed: Array<{ limit: Limit; res: RateLimiterRes }> = [];
     const steps: Array<[Limit, string | undefined]> = [
       [perClient, req.ip],
@@ -125,6 +154,7 @@ export function searchRateLimit(o: RateLimitOptions): RequestHandler {
     setTightest(res, passed);
     next();
   };
+  return Object.assign(handler, { knownBlocked: (req: Request) => (req.ip === undefined ? null : perClient.knownBlocked(req.ip)) });
 }
 
 /** The IETF RateLimit headers describe one policy: the one closest to running out. */

@@ -41,6 +41,16 @@ function answerPreflight(req: Request, res: Response, origin: string): void {
 }
 
 /**
+ * A refusal answered before the body (and so perhaps the uid) is known: any origin may read it, so a widget
+ * sees its 429 and Retry-After; it tells nothing about a configuration.
+ */
+export function exposeRefusal(req: Request, res: Response): void {
+  res.vary('Origin');
+  const origin = req.get('Origin');
+  if (origin !== undefined) res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED });
+}
+
+/**
  * CORS for the public search routes, decided per configuration by its `allowed_origins`. There are no
  * credentials on these routes, so the origin check is what keeps other sites from using a configuration.
  */

@@ -1,6 +1,8 @@
+import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../../shared/errors/app-error.js';
+import { refuseUnread } from './json-body.js';
 
 /** Failed sign-ins a client address may make in a window before it must wait. */
 export const SIGN_IN_FAILURES = { points: 10, seconds: 15 * 60 };
@@ -33,6 +35,18 @@ export class SignInLimiter {
       undefined,
       { 'Retry-After': String(retryAfter) },
     );
+  }
+
+  /** The check as middleware, so an address out of failures is refused before its body is read. */
+  gate(): RequestHandler {
+    return async (req, res, next) => {
+      try {
+        await this.check(req.ip ?? 'unknown');
+        next();
+      } catch (err) {
+        refuseUnread(req, res, next, err);
+      }
+    };
   }
 
   async fail(client: string): Promise<void> {

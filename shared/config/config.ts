@@ -51,6 +51,8 @@ const envSchema = z.object({
   QUARRY_WIDGET_DIR: z.string().min(1).optional(),
   QUARRY_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
   QUARRY_MAX_BATCH_DOCUMENTS: int(1, 10000).default(1000),
+  QUARRY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(120),
+  QUARRY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   QUARRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   QUARRY_WORKER_QUEUES: z
     .string()
@@ -103,6 +105,10 @@ function buildConfig(e: z.output<typeof envSchema>) {
       host: e.HOST,
       maxBodyBytes: e.QUARRY_MAX_BODY_BYTES,
       maxBatchDocuments: e.QUARRY_MAX_BATCH_DOCUMENTS,
+      /** A request's headers and body must have arrived within this, or it is answered 408 and its connection closed. */
+      requestTimeoutMs: e.QUARRY_REQUEST_TIMEOUT_SECONDS * 1000,
+      /** Bearer token that may read /metrics besides admin keys; unset: admin keys only. */
+      metricsToken: e.QUARRY_METRICS_TOKEN,
       dashboard: e.QUARRY_DASHBOARD,
       trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
       /** The built web app served at /app/. */

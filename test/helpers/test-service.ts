@@ -11,6 +11,7 @@ import { inject } from 'vitest';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { freshSchema } from './postgres.js';
 import { buildApp, closeApp, flushApp } from '../../api/app.js';
+import { createHttpServer } from '../../api/http-server.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
 import { closeQueues, createPipelineQueues, type PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import { createEmbedder } from '../../shared/llm/create-embedder.js';
@@ -91,7 +92,8 @@ export async function startTestService(options: { workers?: boolean; env?: Recor
   const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });
   const embedder = options.embedder ?? (await createEmbedder(config.embeddings));
   const app = await buildApp({ config, storage, redis, queues, log, embedder });
-  const server = app.listen(0, '127.0.0.1');
+  // The server the API process runs (request timeouts, error bodies for broken requests).
+  const server = createHttpServer(app, config).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let workers: Worker[] = [];

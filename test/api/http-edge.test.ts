@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MASTER_KEY, startTestService, type TestService } from '../helpers/test-service.js';
+import { filler, rawRequest, trickle } from '../helpers/raw-http.js';
+
+/**
+ * The HTTP edge (issue 14): nothing is read or parsed before its route group's authentication or rate
+ * limit, every group has a body limit of its own, and a body that trickles in is cut off while other
+ * requests are answered. Requests go over plain sockets so a test decides what is sent and when.
+ */
+const TWENTY_MB = 20_000_000;
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startTestService({
+    workers: false,
+    // Each test speaks for its own client address; a short request timeout keeps the slow-loris cases short.
+    env: { QUARRY_TRUST_PROXY: 'true', QUARRY_RATE_LIMIT_CLIENT: '2/600', QUARRY_REQUEST_TIMEOUT_SECONDS: '3' },
+  });
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+const widgetSearch = (client: string) =>
+  fetch(`${svc.url}/v1/ui/search?uid=nope&query=hello&session-id=s1`, { headers: { 'x-forwarded-for': client } });
+
+/** Uses up a client address's budget (2 requests), then sees its first 429. */
+async function exhaust(client: string) {
+  for (let i = 0; i < 2; i++) expect((await widgetSearch(client)).status).toBe(404);
+  expect((await widgetSearch(client)).status).toBe(429);
+}
+
+describe('bodies are not read before rate limits and authentication', () => {
+  it('a 20 MB body from a rate-limited address gets 429 without being parsed (not JSON: parsing would give 400)', async () => {
+    await exhaust('10.14.0.1');
+    const r = await rawRequest(svc.url, {
+      method: 'POST', path: '/v1/ui/search',
+      headers: { 'x-forwarded-for': '10.14.0.1', 'content-type': 'application/json', 'content-length': TWENTY_MB },
+      chunks: filler(TWENTY_MB),
+    });
+    expect(r.status).toBe(429);
+    expect(JSON.parse(r.body)).toMatchObject({ code: 429, message: expect.stringContaining('Rate limit per client address') });
+    expect(r.headers['retry-after']).toMatch(/^\d+$/);
+    // The server answered and closed instead of reading the rest.
+    expect(r.headers.connection).toBe('close');
+    expect(r.closed).toBe(true);
+    expect(r.bodyBytesWhenAnswered).toBeLessThan(TWENTY_MB);
+  });
+
+  it('a rate-limited address is answered before its declared body arrives at all', async () => {
+    await exhaust('10.14.0.2');
+    // 20 MB declared, 64 KB sent: a server reading the body first would wait for the rest (until its request timeout).
+    const r = await rawRequest(svc.url, {
+      method: 'POST', path: '/v1/tool/chat',
+      headers: { 'x-forwarded-for': '10.14.0.2', 'content-length': TWENTY_MB, origin: 'https://site.example' },
+      chunks: filler(64 * 1024),
+    });
+    expect(r.status).toBe(429);
+    // A widget on any site can read the refusal and its Retry-After.
+    expect(r.headers['access-control-allow-origin']).toBe('https://site.example');
+  }, 20_000);
+
+  it('a push route without a key answers 401 before reading the body', async () => {
+    const r = await rawRequest(svc.url, {
+      method: 'POST', path: '/v2/indexes/docs/documents',
+      headers: { 'content-type': 'application/json', 'content-length': TWENTY_MB },
+      chunks: filler(64 * 1024),
+    });
+    expect(r.status).toBe(401);
+    expect(r.closed).toBe(true);
+  }, 20_000);
+
+  it('an admin route without a key answers 401 before reading the body', async () => {
+    const r = await rawRequest(svc.url, {
+      method: 'POST', path: '/v1/admin/configurations', headers: { 'content-length': 5_000_000 }, chunks: filler(64 * 1024),
+    });
+    expect(r.status).toBe(401);
+  }, 20_000);
+});
+
+describe('each route group has its own body limit', () => {
+  it('a search-interface body over 32 KB is 413 with a message, before it is read', async () => {
+    const body = JSON.stringify({ uid: 'nope', query: 'q'.repeat(100_000), 'session-id': 's' });
+    const res = await fetch(`${svc.url}/v1/ui/search`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '10.14.0.3' }, body,
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ code: 413, message: expect.stringMatching(/32768 byte limit/) });
+
+    const declared = await rawRequest(svc.url, {
+      method: 'POST', path: '/v1/ui/chat', headers: { 'x-forwarded-for': '10.14.0.3', 'content-length': TWENTY_MB }, chunks: filler(64 * 1024),
+    });
+    expect(declared.status).toBe(413);
+    expect(declared.closed).toBe(true);
+  });
+
+  it('a chunked search-interface body is cut off at the limit', async () => {
+    const r = await rawRequest(svc.url, {
+      method: 'POST', path: '/v1/ui/search',
+      headers: { 'x-forwarded-for': '10.14.0.4', 'transfer-encoding': 'chunked' },
+      chunks: (function* () {
+        for (let i = 0; i < 10; i++) yield Buffer.from(`10000\r\n${'x'.repeat(0x10000)}\r\n`);
+        yield Buffer.from('0\r\n\r\n');
+      })(),
+    });
+    expect(r.status).toBe(413);
+  });
+
+  it('push routes keep QUARRY_MAX_BODY_BYTES: a 100 KB document is accepted', async () => {
+    await svc.call('POST', '/v1/admin/indexes', { uid: 'edge' });
+    const r = await svc.call('PUT', '/v2/indexes/edge/documents/big', { title: 'Big', content: `<p>${'word '.repeat(20_000)}</p>` });
+    expect(r.status).toBe(204);
+  });
+});
+
+describe('a body that trickles in is cut off', () => {
+  it('a trickling push body is answered 408 and closed at the request timeout, while a probe on another route is answered', async () => {
+    const slow = rawRequest(svc.url, {
+      method: 'PUT', path: '/v2/indexes/edge/documents/slow',
+      headers: { 'x-api-key': MASTER_KEY, 'content-type': 'application/json', 'content-length': 1000 },
+      chunks: trickle(1000, 200), // 200 s if it ran to the end
+    });
+    const probe = await fetch(`${svc.url}/healthz`);
+    expect(probe.status).toBe(200);
+    const r = await slow;
+    expect(r.status).toBe(408);
+    expect(JSON.parse(r.body)).toMatchObject({ code: 408 });
+    expect(r.closed).toBe(true);
+    expect(r.bodyBytesWhenAnswered).toBeLessThan(1000);
+  }, 30_000);
+
+  it('a trickling search-interface body is answered 408 while searches from other clients are answered', async () => {
+    const slow = rawRequest(svc.url, {
+      method: 'POST', path: '/v1/ui/search',
+      headers: { 'x-forwarded-for': '10.14.0.5', 'content-type': 'application/json', 'content-length': 1000 },
+      chunks: trickle(1000, 200),
+    });
+    expect((await widgetSearch('10.14.0.6')).status).toBe(404);
+    const r = await slow;
+    expect(r.status).toBe(408);
+    expect(JSON.parse(r.body)).toMatchObject({ code: 408, message: expect.any(String) });
+    expect(r.closed).toBe(true);
+  }, 30_000);
+});
