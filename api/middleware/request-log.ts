@@ -12,6 +12,22 @@ declare module 'express-serve-static-core' {
 const QUIET = new Set(['/healthz', '/metrics']);
 
 /**
+ * The URL as logged: path and the names of the query parameters, never their values. The search
+ * interface's query strings carry what visitors typed and their session ids, which API.md says are
+ * never stored raw (and a preview leaves no trace); other routes' values are not needed to operate.
+ */
+export function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const names = new Set<string>();
+  for (const part of url.slice(q + 1).split('&')) {
+    const name = part.split('=', 1)[0];
+    if (name) names.add(name.slice(0, 64));
+  }
+  return names.size ? `${url.slice(0, q)}?${[...names].join('&')}` : url.slice(0, q);
+}
+
+/**
  * Request ids and one log line per request. Measured on the push route, pino-http's per-request
  * child logger and serializers cost ~10% of throughput even with logging off; here every line names
  * its `reqId` itself and completion lines are built only when `info` is enabled.
@@ -28,7 +44,7 @@ export function requestLog(log: Logger) {
       res.once('finish', () => {
         log.info({
           reqId: id,
-          req: { method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+          req: { method: req.method, url: loggedUrl(req.originalUrl), remoteAddress: req.socket.remoteAddress },
           res: { statusCode: res.statusCode },
           responseTime: Number(process.hrtime.bigint() - start) / 1e6,
         }, 'request completed');

@@ -79,7 +79,8 @@ export class DocumentWriter {
       outcomes = await this.commit(writes);
     } catch (err) {
       this.log.error({ err, writes: batch.length }, 'document store commit failed');
-      const failure = new AppError('dependency_unavailable', 'The document store could not save the write; nothing was stored, retry the request');
+      // The store's own 503 says more (a restarting commit thread); anything else is the generic one.
+      const failure = err instanceof AppError ? err : new AppError('dependency_unavailable', 'The document store could not save the write; nothing was stored, retry the request');
       for (const p of batch) p.reject(failure);
       return;
     } finally {

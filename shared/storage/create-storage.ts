@@ -23,7 +23,9 @@ export async function createStorage(config: Config['storage'], role: StorageRole
 
 async function createBackend(config: Config['storage'], role: StorageRole): Promise<Storage> {
   if (config.backend === 'sqlite') {
-    return createSqliteStorage({ dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread });
+    return createSqliteStorage({
+      dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread, commitThreadHeapMb: config.commitThreadHeapMb,
+    });
   }
   const vectors = config.qdrant ? (await import('./qdrant/qdrant-vector-index.js')).createQdrantVectorIndex(config.qdrant) : null;
   const { createPostgresStorage } = await import('./postgres/create-postgres-storage.js');

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { Logger } from 'pino';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { freshSchema } from './postgres.js';
 import { buildApp, closeApp, flushApp } from '../../api/app.js';
@@ -82,11 +83,15 @@ async function storageEnv(): Promise<{ env: Record<string, string>; drop: () => 
   return { env: { QUARRY_STORAGE: 'postgres', DATABASE_URL: url, QUARRY_DATABASE_SCHEMA: schema }, drop };
 }
 
-export async function startTestService(options: { workers?: boolean; env?: Record<string, string>; embedder?: Embedder; chatModel?: ChatModel | null } = {}): Promise<TestService> {
+export async function startTestService(options: {
+  workers?: boolean; env?: Record<string, string>; embedder?: Embedder; chatModel?: ChatModel | null;
+  /** The app's logger (default: silent), e.g. one writing to a stream the test reads. */
+  log?: Logger;
+} = {}): Promise<TestService> {
   const backend = await storageEnv();
   const { dataDir, prefix, env } = testEnv({ ...backend.env, ...options.env });
   const config = loadConfig(env);
-  const log = createLogger('silent', 'test');
+  const log = options.log ?? createLogger('silent', 'test');
   const storage = await createStorage(config.storage, { commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-test');
   const queues = createPipelineQueues({ connection: redis, prefix, attempts: config.pipeline.attempts });

@@ -33,6 +33,9 @@ function applyWithRetry(writes: DocumentWrite[]) {
   }
 }
 
+// Commits are refused while a restarted thread is not ready yet; this says it is.
+parentPort!.postMessage({ ready: true });
+
 parentPort!.on('message', ({ id, writes }: { id: number; writes: DocumentWrite[] }) => {
   try {
     parentPort!.postMessage({ id, outcomes: applyWithRetry(writes) });

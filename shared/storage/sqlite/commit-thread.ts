@@ -1,43 +1,106 @@
 import { Worker } from 'node:worker_threads';
+import { AppError } from '../../errors/app-error.js';
 import type { DocumentWrite, WriteOutcome } from '../ports/document-store.js';
+
+/** First restart after a crash; doubled while the thread keeps dying soon after starting, up to the maximum. */
+const RESTART_DELAY_MS = 1000;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** A thread that ran this long before dying was healthy: the next restart starts from the first delay again. */
+const STABLE_AFTER_MS = 60_000;
 
 /**
  * Commits document writes on a thread of their own. A durable commit waits for fsync; on the
  * event loop that wait would stall every request of the API, here it stalls nobody, and the
  * writes arriving meanwhile form the next, larger group commit.
+ *
+ * The thread can die (out of memory on a huge group, a native crash). Then every commit waiting
+ * on it, and every one sent until a new thread is ready, fails at once with 503 (a commit
+ * interrupted by the death is rolled back by SQLite, or was complete: either way the caller got
+ * no 204 and may retry), `ping()` reports why for /readyz, and a new thread is started.
  */
 export class CommitThread {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private readonly waiting = new Map<number, { resolve: (o: WriteOutcome[]) => void; reject: (e: Error) => void }>();
   private next = 0;
+  /** Why no thread is taking commits now; null while one is. */
+  private down: string | null = 'starting';
+  private restartDelay = RESTART_DELAY_MS;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
-  constructor(dataDir: string, synchronous: 'full' | 'normal') {
-    this.worker = new Worker(new URL('./commit-thread-boot.mjs', import.meta.url), {
-      workerData: { entry: new URL('./commit-thread-worker.ts', import.meta.url).href, dataDir, synchronous },
-    });
-    this.worker.on('message', ({ id, outcomes, error }: { id: number; outcomes?: WriteOutcome[]; error?: string }) => {
-      const w = this.waiting.get(id);
-      this.waiting.delete(id);
-      if (error !== undefined) w?.reject(new Error(`document store: ${error}`));
-      else w?.resolve(outcomes!);
-    });
-    this.worker.on('error', (err) => this.failAll(err));
-    this.worker.on('exit', (code) => this.failAll(new Error(`commit thread exited (${code})`)));
-    this.worker.unref();
+  constructor(
+    private readonly dataDir: string,
+    private readonly synchronous: 'full' | 'normal',
+    private readonly heapMb: number | null = null,
+  ) {
+    this.start();
   }
 
   commit(writes: DocumentWrite[]): Promise<WriteOutcome[]> {
+    if (this.down !== null && this.down !== 'starting') return Promise.reject(this.unavailable());
     return new Promise((resolve, reject) => {
       const id = this.next++;
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, writes });
+      // Before the first thread is up, messages wait in the port; after a crash they are refused above.
+      this.worker!.postMessage({ id, writes });
     });
+  }
+
+  /** Rejects with the reason while no thread takes commits (for /readyz). */
+  async ping(): Promise<void> {
+    if (this.down !== null && this.down !== 'starting') throw new Error(`commit thread down: ${this.down}; restarting`);
   }
 
   /** Lets commits already sent finish (their callers were promised durability), then stops. */
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
     for (let i = 0; i < 200 && this.waiting.size > 0; i++) await new Promise((r) => setTimeout(r, 25));
-    await this.worker.terminate();
+    await this.worker?.terminate();
+  }
+
+  private start(): void {
+    const startedAt = Date.now();
+    const worker = new Worker(new URL('./commit-thread-boot.mjs', import.meta.url), {
+      workerData: { entry: new URL('./commit-thread-worker.ts', import.meta.url).href, dataDir: this.dataDir, synchronous: this.synchronous },
+      resourceLimits: this.heapMb === null ? undefined : { maxOldGenerationSizeMb: this.heapMb },
+    });
+    this.worker = worker;
+    let reason: string | null = null;
+    worker.on('message', (m: { ready: true } | { id: number; outcomes?: WriteOutcome[]; error?: string }) => {
+      if ('ready' in m) {
+        this.down = null;
+        return;
+      }
+      const w = this.waiting.get(m.id);
+      this.waiting.delete(m.id);
+      if (m.error !== undefined) w?.reject(new Error(`document store: ${m.error}`));
+      else w?.resolve(m.outcomes!);
+    });
+    worker.on('error', (err: Error & { code?: string }) => {
+      reason = err.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out of memory (a group of writes too large for QUARRY_COMMIT_THREAD_HEAP_MB)' : err.message;
+    });
+    worker.on('exit', (code) => {
+      if (this.closed) return this.failAll(new Error('document store closed'));
+      this.down = reason ?? `exited with code ${code}`;
+      this.failAll(this.unavailable());
+      if (Date.now() - startedAt > STABLE_AFTER_MS) this.restartDelay = RESTART_DELAY_MS;
+      const delay = this.restartDelay;
+      this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS);
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        if (!this.closed) this.start();
+      }, delay);
+      this.restartTimer.unref();
+    });
+    worker.unref();
+  }
+
+  private unavailable(): AppError {
+    return new AppError(
+      'dependency_unavailable',
+      `The document store's commit thread stopped (${this.down}) and is being restarted; the write was not acknowledged: retry it in a few seconds`,
+    );
   }
 
   private failAll(err: Error) {

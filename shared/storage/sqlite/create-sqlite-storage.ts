@@ -17,6 +17,8 @@ export interface SqliteStorageOptions {
   synchronous?: 'full' | 'normal';
   /** Commit document writes on a thread of their own (the API does; workers and scripts need not). */
   commitThread?: boolean;
+  /** Heap limit of the commit thread in MB; null/unset: Node's default. */
+  commitThreadHeapMb?: number | null;
 }
 
 /** The embedded mode: three SQLite files in the data folder (documents, sections, events). */
@@ -26,7 +28,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const searchDb = openDatabase(options.dataDir, { file: 'search', synchronous });
   // Events are usage statistics: a power cut may lose the last moments of them, so they skip the fsync.
   const eventsDb = openDatabase(options.dataDir, { file: 'events', synchronous: 'normal' });
-  const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous) : null;
+  const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous, options.commitThreadHeapMb ?? null) : null;
   return {
     backend: 'sqlite',
     indexes: new SqliteIndexRegistry(db),
@@ -42,6 +44,8 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
     ping: async () => {
       db.prepare('SELECT 1').get();
       searchDb.prepare('SELECT 1').get();
+      // Reads work without it, but no push can be accepted while the commit thread is down.
+      await thread?.ping();
     },
     close: async () => {
       await thread?.close();
