@@ -73,7 +73,11 @@ function chat(res: ServerResponse, body: string) {
   res.end('data: [DONE]\n\n');
 }
 
-/** A 200 whose body is not what the protocol promises; each call a different kind of junk. */
+/**
+ * A 200 whose body is not what the protocol promises; each call a different kind of junk. Not
+ * among them: vectors of another size, which the embedder rightly takes for a configuration change
+ * (documents fail with the reason at once instead of retrying).
+ */
 function garbage(res: ServerResponse, n: number, isChat: boolean) {
   const kinds = isChat
     ? [
@@ -84,7 +88,7 @@ function garbage(res: ServerResponse, n: number, isChat: boolean) {
     : [
       () => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway (proxy)</body></html>'),
       () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}'),
-      () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ index: 0, embedding: [1, 2, 3] }] })),
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[{"index":0,"embedding":null}]}'),
     ];
   kinds[n % kinds.length]();
 }

@@ -7,8 +7,8 @@ export const SCENARIOS = [
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
-/** What `--short` plays: one kill of each kind of dependency, seconds each. */
-export const SHORT_SCENARIOS: ScenarioName[] = ['kill-api', 'kill-embed', 'kill-redis', 'redis-stall', 'disk-full', 'model-failing'];
+/** What `--short` plays: a kill of the API, a worker and Redis, a stall, a full disk, failing and junk-answering models. */
+export const SHORT_SCENARIOS: ScenarioName[] = ['kill-api', 'kill-embed', 'kill-redis', 'redis-stall', 'disk-full', 'model-failing', 'model-garbage'];
 
 export interface ChaosOptions {
   short: boolean;

@@ -162,5 +162,5 @@ export const SCENARIO_TABLE: Record<ScenarioName, Scenario> = {
   },
   'model-slow': modelScenario('slow', 'embedding and chat endpoints answer 4 s late'),
   'model-failing': modelScenario('failing', 'embedding and chat endpoints answer 503'),
-  'model-garbage': modelScenario('garbage', 'embedding and chat endpoints answer 200 with junk (HTML, wrong shapes, wrong dimensions)'),
+  'model-garbage': modelScenario('garbage', 'embedding and chat endpoints answer 200 with junk (HTML, wrong shapes)'),
 };

@@ -143,6 +143,21 @@ describe('OpenAI-compatible embedder', () => {
     expect(err.message).toContain('input too long');
   });
 
+  it('retries a 200 whose body breaks the protocol (a proxy\'s HTML page, too few embeddings) as a server fault', async () => {
+    for (const junk of ['<html><body>502 Bad Gateway</body></html>', '{"data":[]}', '{"data":[{"index":0,"embedding":"x"}]}']) {
+      seen = [];
+      handler = (req, res, body, n) => (n === 1 ? res.writeHead(200).end(junk) : answer(res, body.input));
+      const out = await (await createOpenAiEmbedder(opts())).embed(['abc']);
+      expect(seen).toHaveLength(2);
+      expect(out[0]).toHaveLength(DIM);
+      seen = [];
+      handler = (req, res) => res.writeHead(200).end(junk);
+      const err = await rejection((await createOpenAiEmbedder({ ...opts(), maxRetries: 1 })).embed(['abc']));
+      expect(err.retryable).toBe(true);
+      expect(err.message).toMatch(/unexpected response/);
+    }
+  });
+
   it('rejects vectors of the wrong size as a configuration error', async () => {
     const err = await rejection((await createOpenAiEmbedder({ ...opts(), dimensions: 8 })).embed(['abc']));
     expect(err.retryable).toBe(false);

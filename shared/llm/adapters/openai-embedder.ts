@@ -123,8 +123,11 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   private parse(body: string, expected: number, where: string): Float32Array[] {
-    const bad = (why: string): never => {
-      throw new EmbedderError(`${where} returned an unexpected response (${why}): ${body.slice(0, BODY_SNIPPET)}`, false);
+    // A 200 that breaks the protocol is most often a proxy's error page or a server having a bad
+    // moment: retried like a 5xx (the pipeline gives up after its attempts). Vectors of another
+    // size are a configuration error and are not (see below).
+    const bad = (why: string, retryable = true): never => {
+      throw new RequestFailure(new EmbedderError(`${where} returned an unexpected response (${why}): ${body.slice(0, BODY_SNIPPET)}`, retryable));
     };
     let json: EmbeddingsResponse;
     try {
@@ -140,7 +143,7 @@ export class OpenAiEmbedder implements Embedder {
       if (!Array.isArray(item.embedding) || !(i >= 0 && i < expected) || out[i]) bad(`bad item at position ${k}`);
       const e = item.embedding as number[];
       if (!Number.isNaN(this.dimensions) && e.length !== this.dimensions) {
-        bad(`model returned ${e.length}-d vectors but dimensions is configured as ${this.dimensions}`);
+        bad(`model returned ${e.length}-d vectors but dimensions is configured as ${this.dimensions}`, false);
       }
       out[i] = l2NormaliseInPlace(Float32Array.from(e));
     });
