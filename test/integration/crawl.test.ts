@@ -6,7 +6,7 @@ import { createCrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { SourcePages } from '../../workers/crawl/source-pages.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
-import { html, redirect, startSite, type Route, type TestSite } from '../unit/crawl-site.js';
+import { html, redirect, startSite, withEtag, type TestSite } from '../unit/crawl-site.js';
 
 let svc: TestService;
 let site: TestSite;
@@ -14,11 +14,6 @@ let worker: CrawlWorker;
 const log = createLogger('silent', 'test');
 const runner = { hostLimits: { minDelayMs: 0 }, timeoutMs: 1000, maxBytes: 100_000 };
 
-/** Answers 304 to a request carrying the page's ETag, so the test can tell a check from a full fetch. */
-const withEtag = (etag: string, body: () => string): Route => (req, res) => {
-  if (req.headers['if-none-match'] === etag) return void res.writeHead(304, { etag }).end();
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag }).end(body());
-};
 
 const alpha = '<title>Alpha</title><main><p>Alpha page about lanterns</p><p class="price" data-currency="EUR">5 <b>EUR</b></p></main>';
 let gamma = '<title>Gamma</title><main><p>Gamma page about kites</p></main>';
@@ -58,6 +53,18 @@ const startWorker = () => startCrawlWorker({ storage: svc.storage, queues: svc.q
   connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
   contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
 });
+const sourcePages = () => new SourcePages(new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 }));
+/** Queues the source's next crawl and runs it here with one lane (urls in frontier order), the test's worker held back meanwhile. */
+async function crawlHere(uid: string, pages = sourcePages()) {
+  await worker.close();
+  try {
+    expect((await svc.call('POST', `/v1/admin/sources/${uid}/crawl`)).status).toBe(202);
+    const { crawl } = (await svc.storage.sources.get(uid))!.crawl;
+    await runCrawl({ sourceUid: uid, crawl }, { storage: svc.storage, pages, log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true });
+  } finally {
+    worker = startWorker();
+  }
+}
 const source = async (uid: string) => (await svc.call('GET', `/v1/admin/sources/${uid}`)).body;
 const crawled = async (uid: string) => waitFor(async () => ['done', 'failed'].includes((await source(uid)).crawl.state), 60_000);
 const documents = async (index: string) => (await svc.call('GET', `/v2/indexes/${index}/documents?limit=1000`)).body.documents.map((d: { uid: string }) => d.uid).sort();
@@ -141,12 +148,7 @@ describe('crawling a website source', () => {
   it('a crawl whose worker died half-way resumes from its frontier and finishes with nothing lost or doubled', async () => {
     const created = await svc.call('POST', '/v1/admin/sources', { uid: 'resume', kind: 'website', start_urls: [site.url('/')], sitemaps: [site.url('/sitemap.xml')] });
     expect(created.status).toBe(201);
-    // Hold the real worker back so the first attempt can die here, as a killed process would.
-    await worker.close();
-    expect((await svc.call('POST', '/v1/admin/sources/resume/crawl')).status).toBe(202);
-    const crawl = (await svc.storage.sources.get('resume'))!.crawl.crawl;
-    const writer = new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 });
-    const pages = new SourcePages(writer);
+    const pages = sourcePages();
     let writes = 0;
     const dying = Object.create(pages) as SourcePages;
     dying.upsert = (...args) => {
@@ -154,8 +156,8 @@ describe('crawling a website source', () => {
       return pages.upsert(...args);
     };
     const before = site.log.length;
-    await expect(runCrawl({ sourceUid: 'resume', crawl }, { storage: svc.storage, pages: dying, log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true }))
-      .rejects.toThrow('worker killed');
+    // The first attempt dies here, as a killed process would.
+    await expect(crawlHere('resume', dying)).rejects.toThrow('worker killed');
     const half = await svc.storage.sources.get('resume');
     expect(half!.crawl.state).toBe('running');
     const frontier = await svc.storage.sources.frontier('resume');
@@ -163,7 +165,6 @@ describe('crawling a website source', () => {
     expect(frontier.some((e) => !e.done)).toBe(true);
     const doneBefore = frontier.filter((e) => e.done).map((e) => new URL(e.url).pathname);
 
-    worker = startWorker();
     expect(await crawled('resume')).toBe(true);
     expect((await source('resume')).crawl.state).toBe('done');
     expect(await documents('source-resume')).toEqual(['/', '/docs/a', '/docs/c', '/docs/e'].map((p) => site.url(p)).sort());
@@ -187,17 +188,29 @@ describe('crawling a website source', () => {
     site.routes['/moved'] = redirect('/docs/target');
     site.routes['/docs/target'] = html('<title>Target</title><main><p>Target page about barometers</p></main>');
     await svc.call('POST', '/v1/admin/sources', { uid: 'moved', kind: 'website', start_urls: [site.url('/moved'), site.url('/docs/target')] });
-    await worker.close();
-    expect((await svc.call('POST', '/v1/admin/sources/moved/crawl')).status).toBe(202);
-    const crawl = (await svc.storage.sources.get('moved'))!.crawl.crawl;
-    const writer = new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 });
     // One lane, so the redirect is followed before the target's own frontier entry is taken.
-    await runCrawl({ sourceUid: 'moved', crawl }, { storage: svc.storage, pages: new SourcePages(writer), log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true });
-    worker = startWorker();
+    await crawlHere('moved');
     expect((await source('moved')).crawl).toMatchObject({ state: 'done', discovered: 2, fetched: 1, indexed: 1, skipped: 1, failed: 0, removed: 0 });
     expect(fetches('/docs/target')).toBe(1);
     expect(await documents('source-moved')).toEqual([site.url('/docs/target')]);
     expect((await source('moved')).crawl.problems).toEqual([{ url: site.url('/moved'), status: 'duplicate', reason: `same page as ${site.url('/docs/target')}` }]);
+  });
+
+  it('two copies of a page that swap which one is kept: the unchanged one (304) leaves the index, one copy stays', async () => {
+    const copy = '<title>Copy</title><main><p>Copy page about lighthouses</p></main>';
+    site.routes['/copy-a'] = withEtag('"ca"', () => copy);
+    site.routes['/copy-b'] = html(copy);
+    await svc.call('POST', '/v1/admin/sources', { uid: 'copies', kind: 'website', start_urls: [site.url('/copy-a'), site.url('/copy-b')] });
+    await crawlHere('copies');
+    expect(await documents('source-copies')).toEqual([site.url('/copy-a')]);
+    // Now the copy without validators comes first and is kept; the first one answers 304 and is its duplicate.
+    await svc.call('PATCH', '/v1/admin/sources/copies', { start_urls: [site.url('/copy-b'), site.url('/copy-a')] });
+    const before = site.responses.length;
+    await crawlHere('copies');
+    expect(site.responses.slice(before)).toEqual(expect.arrayContaining(['/copy-a 304', '/copy-b 200']));
+    expect(await documents('source-copies')).toEqual([site.url('/copy-b')]);
+    expect((await source('copies')).crawl).toMatchObject({ state: 'done', indexed: 1, unchanged: 0, skipped: 1, removed: 1 });
+    expect((await source('copies')).crawl.problems).toEqual([{ url: site.url('/copy-a'), status: 'duplicate', reason: `same page as ${site.url('/copy-b')}` }]);
   });
 
   it('queues recrawls when recrawl_hours have passed since the last crawl finished, and a scheduled source never crawled at once', async () => {

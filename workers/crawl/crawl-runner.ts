@@ -257,11 +257,17 @@ async function visit(url: string, c: VisitContext): Promise<Visit> {
       return v;
     }
     if (!unchangedPerSitemap) count('fetched');
-    count('unchanged');
-    // Kept as before: later copies of it under other urls are still duplicates.
-    if (previous.contentHash) c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous.contentHash });
-    v.pages.push({ ...previous, lastSeenCrawl: n });
     v.links = previous.links;
+    // Kept as before, so later copies of it under other urls are duplicates; unless this crawl already kept a copy.
+    const kept = previous.contentHash ? c.policy.collapse({ finalUrl: url, canonical: null, contentHash: previous.contentHash }) : null;
+    if (kept?.kind === 'duplicate' && kept.of !== url) {
+      count('skipped');
+      await unindex();
+      v.pages.push({ ...previous, contentHash: null, status: 'duplicate', reason: `same page as ${kept.of}`, lastSeenCrawl: n });
+      return v;
+    }
+    count('unchanged');
+    v.pages.push({ ...previous, lastSeenCrawl: n });
     return v;
   }
   if (result.kind === 'skipped') return skip(result.reason);
