@@ -1,9 +1,12 @@
 /**
  * `npm run bench:crawl`: pages per second a website source crawls and indexes from a local HTTP server,
  * against the raw fetch rate of the same pages in the same run, on a private stack (Redis, API, one
- * worker) started and removed here. Prints a table; writes bench-results/crawl.json.
+ * worker) started and removed here for each crawl. Prints a table; writes bench-results/crawl.json.
  *
- *   --pages 500   pages served (the Python docs from ../shared/data, else generated linked pages)
+ *   --pages 500            pages served (the Python docs from ../shared/data, else generated linked pages)
+ *   --runs polite,no-delay crawls to run: `polite` with the default per-host delay (250 ms between request
+ *                          starts), `no-delay` with QUARRY_CRAWL_HOST_DELAY_MS=0: what the crawler itself
+ *                          costs beside the raw fetch; both by default
  *
  * The pages are listed in a sitemap and the source has max_depth 0, so the crawl fetches exactly the
  * pages the raw pass fetched (plus robots.txt and the sitemap), whatever they link to.
@@ -110,10 +113,62 @@ async function searchableSample(api: ReturnType<typeof makeTarget>, index: strin
   return { checked: pages.length, found: pages.length - missing.length, missing };
 }
 
+/** One crawl of the site on a stack of its own, the worker's per-host delay set to `delayMs`. */
+async function crawlRun(site: { url: (path: string) => string }, pages: SitePage[], delayMs: number, cleanup: Cleanup) {
+  const n = pages.length;
+  const stack = await startStack(root, cleanup, { QUARRY_CRAWL_ALLOW_PRIVATE: 'true', QUARRY_CRAWL_HOST_DELAY_MS: String(delayMs) });
+  const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, 16);
+  cleanup.add('close client sockets', () => api.agent.destroy());
+  const probe = new DbProbe(stack.dataDir);
+  cleanup.add('close database', () => probe.close());
+
+  await sendJson(api, 'POST', '/v1/admin/sources', { uid: 'bench', kind: 'website', sitemaps: [site.url('/sitemap.xml')], max_depth: 0, max_pages: Math.max(n, 1) }, [201]);
+  say(`crawling (politeness: ${HOST_LIMIT_DEFAULTS.concurrency} at once, ${delayMs} ms between starts per host)`);
+  const cpu = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid });
+  const t0 = performance.now();
+  await sendJson(api, 'POST', '/v1/admin/sources/bench/crawl', undefined, [202]);
+  let view: CrawlView;
+  for (;;) {
+    stack.assertAlive();
+    view = await sendJson<CrawlView>(api, 'GET', '/v1/admin/sources/bench');
+    if (view.crawl.state === 'done' || view.crawl.state === 'failed') break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const crawledAt = performance.now();
+  if (view.crawl.state !== 'done') throw new Error(`crawl ${view.crawl.state}: ${view.crawl.last_error}`);
+  const drained = await waitDrained(api, probe, 'source-bench', { expectDocuments: view.crawl.indexed, assertAlive: stack.assertAlive, pollMs: 50 });
+  const crawlCpu = cpu();
+  const crawlS = (crawledAt - t0) / 1000;
+  const indexedS = (drained.at - t0) / 1000;
+  const step = Math.max(1, Math.floor(pages.length / 10));
+  const sample = await searchableSample(api, 'source-bench', pages.filter((_, i) => i % step === 0).slice(0, 10).map((p) => ({ url: site.url(p.path), title: p.title })));
+  return {
+    stack,
+    result: {
+      delayMs,
+      crawl: {
+        seconds: round(crawlS, 2), fetched: view.crawl.fetched, indexed: view.crawl.indexed, skipped: view.crawl.skipped, failed: view.crawl.failed,
+        pagesPerSecond: round(view.crawl.fetched / crawlS, 2), problems: view.crawl.problems.slice(0, 10),
+      },
+      searchable: {
+        seconds: round(indexedS, 2), documents: drained.status.documents, pending: drained.status.pending,
+        pagesPerSecond: round(drained.status.documents / indexedS, 2), sample,
+      },
+      cpuDuringCrawl: crawlCpu,
+    },
+  };
+}
+
+const RUNS = { polite: HOST_LIMIT_DEFAULTS.minDelayMs, 'no-delay': 0 } as const;
+type RunName = keyof typeof RUNS;
+
 async function main() {
-  const { values } = parseArgs({ options: { pages: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ options: { pages: { type: 'string' }, runs: { type: 'string' } }, strict: true });
   const n = values.pages === undefined ? 500 : Number(values.pages);
   if (!Number.isInteger(n) || n < 1) throw new Error('--pages must be a whole number >= 1');
+  const runs = (values.runs ?? 'polite,no-delay').split(',').map((r) => r.trim());
+  const unknown = runs.filter((r) => !(r in RUNS));
+  if (unknown.length > 0 || runs.length === 0) throw new Error(`--runs: ${unknown.join(', ') || 'none given'}: use polite, no-delay or both, comma-separated`);
   const cleanup = new Cleanup();
   cleanup.onSignals(say);
 
@@ -134,71 +189,49 @@ async function main() {
 
     say(`${pages.length} pages (${corpus}); raw fetch at ${HOST_LIMIT_DEFAULTS.concurrency} at once`);
     const raw = await rawFetch(urls, HOST_LIMIT_DEFAULTS.concurrency);
-
-    say('starting redis, API and worker');
-    stack = await startStack(root, cleanup, { QUARRY_CRAWL_ALLOW_PRIVATE: 'true' });
-    const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, 16);
-    cleanup.add('close client sockets', () => api.agent.destroy());
-    const probe = new DbProbe(stack.dataDir);
-    cleanup.add('close database', () => probe.close());
-
-    await sendJson(api, 'POST', '/v1/admin/sources', { uid: 'bench', kind: 'website', sitemaps: [site.url('/sitemap.xml')], max_depth: 0, max_pages: Math.max(n, 1) }, [201]);
-    say(`crawling (politeness: ${HOST_LIMIT_DEFAULTS.concurrency} at once, ${HOST_LIMIT_DEFAULTS.minDelayMs} ms between starts per host)`);
-    const cpu = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid });
-    const t0 = performance.now();
-    await sendJson(api, 'POST', '/v1/admin/sources/bench/crawl', undefined, [202]);
-    let view: CrawlView;
-    for (;;) {
-      stack.assertAlive();
-      view = await sendJson<CrawlView>(api, 'GET', '/v1/admin/sources/bench');
-      if (view.crawl.state === 'done' || view.crawl.state === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
+    const output: Record<string, Record<string, string[]>> = {};
+    const results: Record<string, Awaited<ReturnType<typeof crawlRun>>['result'] & { ratios: Record<string, number> }> = {};
+    for (const name of runs as RunName[]) {
+      say(`${name}: starting redis, API and worker`);
+      // Each crawl on a stack of its own, stopped before the next starts.
+      const own = new Cleanup();
+      cleanup.add(`stop the ${name} stack`, () => own.run());
+      const run = await crawlRun(site, pages, RUNS[name], own);
+      stack = run.stack;
+      const r = run.result;
+      const ceiling = r.delayMs > 0 ? Math.min(raw.pagesPerSecond, 1000 / r.delayMs) : raw.pagesPerSecond;
+      results[name] = {
+        ...r,
+        ratios: {
+          crawlToRaw: Number((r.crawl.pagesPerSecond / raw.pagesPerSecond).toPrecision(3)),
+          indexedToRaw: Number((r.searchable.pagesPerSecond / raw.pagesPerSecond).toPrecision(3)),
+          ...(r.delayMs > 0 ? { crawlToPolitenessCeiling: round(r.crawl.pagesPerSecond / ceiling, 3), politenessCeilingPagesPerSecond: round(ceiling, 1) } : {}),
+        },
+      };
+      output[name] = processOutput(run.stack, say);
+      await own.run();
+      stack = undefined;
     }
-    const crawledAt = performance.now();
-    if (view.crawl.state !== 'done') throw new Error(`crawl ${view.crawl.state}: ${view.crawl.last_error}`);
-    const drained = await waitDrained(api, probe, 'source-bench', { expectDocuments: view.crawl.indexed, assertAlive: stack.assertAlive, pollMs: 50 });
-    const crawlCpu = cpu();
-    const crawlS = (crawledAt - t0) / 1000;
-    const indexedS = (drained.at - t0) / 1000;
-    const step = Math.max(1, Math.floor(pages.length / 10));
-    const sample = await searchableSample(api, 'source-bench', pages.filter((_, i) => i % step === 0).slice(0, 10).map((p) => ({ url: site.url(p.path), title: p.title })));
 
-    const politeCeiling = Math.min(raw.pagesPerSecond, 1000 / HOST_LIMIT_DEFAULTS.minDelayMs);
-    const results = {
-      raw,
-      politenessCeilingPagesPerSecond: round(politeCeiling, 1),
-      crawl: {
-        seconds: round(crawlS, 2), fetched: view.crawl.fetched, indexed: view.crawl.indexed, skipped: view.crawl.skipped, failed: view.crawl.failed,
-        pagesPerSecond: round(view.crawl.fetched / crawlS, 2), problems: view.crawl.problems.slice(0, 10),
-      },
-      searchable: {
-        seconds: round(indexedS, 2), documents: drained.status.documents, pending: drained.status.pending,
-        pagesPerSecond: round(drained.status.documents / indexedS, 2), sample,
-      },
-      ratios: {
-        crawlToRaw: Number((view.crawl.fetched / crawlS / raw.pagesPerSecond).toPrecision(3)),
-        indexedToRaw: Number((drained.status.documents / indexedS / raw.pagesPerSecond).toPrecision(3)),
-        crawlToPolitenessCeiling: round(view.crawl.fetched / crawlS / politeCeiling, 3),
-      },
-      cpuDuringCrawl: crawlCpu,
-    };
-    const rows: [string, string, string][] = [
-      ['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s`],
-      [`politeness ceiling (${HOST_LIMIT_DEFAULTS.minDelayMs} ms between starts)`, '', `${results.politenessCeilingPagesPerSecond} pages/s`],
-      ['crawl done (fetched)', `${view.crawl.fetched} pages in ${results.crawl.seconds} s`, `${results.crawl.pagesPerSecond} pages/s (${results.ratios.crawlToRaw}x raw, ${results.ratios.crawlToPolitenessCeiling}x ceiling)`],
-      ['indexed, pending 0', `${drained.status.documents} docs in ${results.searchable.seconds} s`, `${results.searchable.pagesPerSecond} pages/s (${results.ratios.indexedToRaw}x raw)`],
-      ['searchable sample (by title)', `${sample.found}/${sample.checked} found`, ''],
-    ];
+    const rows: [string, string, string][] = [['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s`]];
+    for (const [name, r] of Object.entries(results)) {
+      const label = `${name} (${r.delayMs} ms between starts)`;
+      const ceiling = r.ratios.crawlToPolitenessCeiling === undefined ? '' : `, ${r.ratios.crawlToPolitenessCeiling}x the ${r.ratios.politenessCeilingPagesPerSecond}/s ceiling`;
+      rows.push(
+        [`${label}: crawl done`, `${r.crawl.fetched} pages in ${r.crawl.seconds} s`, `${r.crawl.pagesPerSecond} pages/s (${r.ratios.crawlToRaw}x raw${ceiling})`],
+        [`${label}: indexed, pending 0`, `${r.searchable.documents} docs in ${r.searchable.seconds} s`, `${r.searchable.pagesPerSecond} pages/s (${r.ratios.indexedToRaw}x raw)`],
+        [`${label}: searchable sample`, `${r.searchable.sample.found}/${r.searchable.sample.checked} found by title`, `worker CPU ${r.cpuDuringCrawl.worker}% of a core`],
+      );
+    }
     const width = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
     console.log(`\n${rows.map((r) => r.map((c, i) => c.padEnd(width[i])).join(' | ')).join('\n')}\n`);
-    console.log(`CPU during the crawl (% of one core): ${JSON.stringify(crawlCpu)}; before start: ${JSON.stringify(idleCpu)}\n`);
+    console.log(`CPU before start (% of one core): ${JSON.stringify(idleCpu)}; during each crawl: ${JSON.stringify(Object.fromEntries(Object.entries(results).map(([k, r]) => [k, r.cpuDuringCrawl])))}\n`);
 
-    const output = processOutput(stack, say);
     writeResults(root, 'crawl.json', {
       timestamp: new Date().toISOString(),
       machine: machineInfo(loadAvg, idleCpu),
-      settings: { pages: pages.length, corpus, hostLimits: HOST_LIMIT_DEFAULTS, source: { sitemap: true, max_depth: 0 }, embedder: 'default (glove)', workerProcesses: 1 },
-      results,
+      settings: { pages: pages.length, corpus, hostLimits: HOST_LIMIT_DEFAULTS, runs, source: { sitemap: true, max_depth: 0 }, embedder: 'default (glove)', workerProcesses: 1 },
+      results: { raw, runs: results },
       processOutput: output,
     }, say);
   } catch (err) {

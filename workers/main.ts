@@ -31,6 +31,7 @@ async function main() {
     batchSize: config.pipeline.batchSize,
     graceMs: config.pipeline.reconcileGraceMs,
     eventRetentionMs: config.storage.eventRetentionMs,
+    conversationRetentionMs: config.storage.conversationRetentionMs,
   });
   await reconciler.reembedChangedIndexes(embedder.id);
   // At start nothing is in flight from this process: anything pending without a live job is re-enqueued.
@@ -55,6 +56,7 @@ async function main() {
       allowPrivate: config.crawl.allowPrivate,
       contactUrl: config.crawl.contactUrl,
       scheduleMs: 60_000,
+      runner: { hostLimits: { minDelayMs: config.crawl.hostDelayMs } },
     })
     : null;
   log.info({ queues: config.pipeline.queues, concurrency: config.pipeline.concurrency, embedder: embedder.id }, 'workers started');

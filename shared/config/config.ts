@@ -88,6 +88,7 @@ const envSchema = z.object({
   QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
   QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
   QUARRY_TRUST_PROXY: z.string().default('false'),
+  QUARRY_CRAWL_HOST_DELAY_MS: int(0, 60_000).default(250),
   QUARRY_GENERATION_CONCURRENCY: int(1, 1024).default(4),
   QUARRY_GENERATION_TIMEOUT_SECONDS: int(1, 3600).default(30),
   QUARRY_LLM_PROVIDER: z.enum(['extractive', 'openai']).default('extractive'),
@@ -172,6 +173,8 @@ function embeddingsConfig(e: z.output<typeof envSchema>) {
         provider: 'openai' as const,
         baseUrl: e.QUARRY_EMBEDDINGS_URL!,
         apiKey: e.QUARRY_EMBEDDINGS_API_KEY,
+      /** Between the starts of two requests to one host (a robots.txt Crawl-delay may ask for more). */
+      hostDelayMs: e.QUARRY_CRAWL_HOST_DELAY_MS,
         model: e.QUARRY_EMBEDDINGS_MODEL!,
         dimensions: e.QUARRY_EMBEDDINGS_DIMENSIONS,
       };

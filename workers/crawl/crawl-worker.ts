@@ -17,7 +17,7 @@ export interface CrawlWorkerOptions extends WorkerOptions {
   contactUrl: string;
   /** How often sources are checked for a due recrawl; 0: never (tests drive crawls by hand). */
   scheduleMs: number;
-  /** Politeness and parallelism overrides (tests). */
+  /** Politeness and parallelism overrides: the per-host delay (QUARRY_CRAWL_HOST_DELAY_MS), tests. */
   runner?: Partial<CrawlRunnerOptions>;
 }
 
