@@ -85,10 +85,10 @@ const envSchema = z.object({
   QUARRY_DASHBOARD: bool.default(true),
   QUARRY_CRAWL_ALLOW_PRIVATE: bool.default(false),
   QUARRY_CRAWL_CONTACT_URL: z.string().url().default('http://localhost:8080'),
+  QUARRY_CRAWL_HOST_DELAY_MS: int(0, 60_000).default(250),
   QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
   QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
   QUARRY_TRUST_PROXY: z.string().default('false'),
-  QUARRY_CRAWL_HOST_DELAY_MS: int(0, 60_000).default(250),
   QUARRY_GENERATION_CONCURRENCY: int(1, 1024).default(4),
   QUARRY_GENERATION_TIMEOUT_SECONDS: int(1, 3600).default(30),
   QUARRY_LLM_PROVIDER: z.enum(['extractive', 'openai']).default('extractive'),
@@ -161,6 +161,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       allowPrivate: e.QUARRY_CRAWL_ALLOW_PRIVATE,
       /** In the crawler's user agent, so site owners can see who crawls them. */
       contactUrl: e.QUARRY_CRAWL_CONTACT_URL,
+      /** Between the starts of two requests to one host (a robots.txt Crawl-delay may ask for more). */
+      hostDelayMs: e.QUARRY_CRAWL_HOST_DELAY_MS,
     },
     embeddings: embeddingsConfig(e),
   };
@@ -173,8 +175,6 @@ function embeddingsConfig(e: z.output<typeof envSchema>) {
         provider: 'openai' as const,
         baseUrl: e.QUARRY_EMBEDDINGS_URL!,
         apiKey: e.QUARRY_EMBEDDINGS_API_KEY,
-      /** Between the starts of two requests to one host (a robots.txt Crawl-delay may ask for more). */
-      hostDelayMs: e.QUARRY_CRAWL_HOST_DELAY_MS,
         model: e.QUARRY_EMBEDDINGS_MODEL!,
         dimensions: e.QUARRY_EMBEDDINGS_DIMENSIONS,
       };
