@@ -30,6 +30,11 @@ const indexParam = param('index_uid', 'path', 'Unique id of the index');
 const docParam = param('document_uid', 'path', 'Caller-chosen document id, 1-512 characters, URL-encoded');
 const auth = [{ apiKey: [] }];
 const common = { '401': err('Missing or invalid API key'), '403': err('The key lacks the permission or index') };
+/** Every document write: the store refusing it (docs/security.md, failing dependencies). */
+const storeWrite = {
+  '503': err('The document store cannot take writes now (its commit thread is restarting); nothing acknowledged, retry in a few seconds'),
+  '507': err('The data folder\'s disk has less free than QUARRY_MIN_FREE_DISK_MB, or is full; nothing stored, retry once space is freed'),
+};
 
 /** Query-string parameters straight from an object schema's fields. */
 const queryParams = (schema: z.ZodObject) => {
@@ -182,7 +187,7 @@ const paths = {
       summary: 'Batch upsert and delete: many documents in one request, one result per document', security: auth,
       description: 'Each entry of `documents` is an upsert body plus its `uid`; `delete` lists uids. Valid entries are stored even when others are rejected; the response says which.',
       parameters: [indexParam], requestBody: { required: true, content: json(batchRequestSchema) },
-      responses: { '200': ok('Per-document results', batchResponseSchema), '400': err('Malformed request'), '404': err('Unknown index'), '413': err('Body or batch too large'), ...common },
+      responses: { '200': ok('Per-document results', batchResponseSchema), '400': err('Malformed request'), '404': err('Unknown index'), '413': err('Body or batch too large'), ...storeWrite, ...common },
     },
   },
   '/v2/indexes/{index_uid}/documents/{document_uid}': {
@@ -190,11 +195,11 @@ const paths = {
       summary: 'Create or update a document', security: auth, parameters: [indexParam, docParam],
       description: '204 means the document is stored durably; it becomes searchable asynchronously. Re-pushing identical content does no work.',
       requestBody: { required: true, content: json(pushDocumentSchema) },
-      responses: { '204': ok('Stored'), '400': err('Invalid body or document_uid'), '404': err('Unknown index'), '413': err('Body over QUARRY_MAX_BODY_BYTES'), ...common },
+      responses: { '204': ok('Stored'), '400': err('Invalid body or document_uid'), '404': err('Unknown index'), '413': err('Body over QUARRY_MAX_BODY_BYTES'), ...storeWrite, ...common },
     },
     delete: {
       summary: 'Delete a document (204 also when it did not exist)', security: auth, parameters: [indexParam, docParam],
-      responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...common },
+      responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...storeWrite, ...common },
     },
     get: {
       summary: 'Read one document with its pipeline status', security: auth, parameters: [indexParam, docParam],
@@ -217,14 +222,14 @@ const paths = {
     post: {
       summary: 'Create or update a document; `fields` are checked against the index schema', security: auth,
       parameters: [param('index', 'path', 'Index uid')], requestBody: { required: true, content: json(contentDocumentSchema) },
-      responses: { '204': ok('Stored durably; searchable shortly after'), '400': err('A field is unknown or of the wrong type (named in the message)'), '404': err('Unknown index'), ...common },
+      responses: { '204': ok('Stored durably; searchable shortly after'), '400': err('A field is unknown or of the wrong type (named in the message)'), '404': err('Unknown index'), ...storeWrite, ...common },
     },
   },
   '/v1/content/indexes/{index}/documents/{uid}': {
     delete: {
       summary: 'Delete a document (204 also when it did not exist)', security: auth,
       parameters: [param('index', 'path', 'Index uid'), param('uid', 'path', 'Document uid')],
-      responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...common },
+      responses: { '204': ok('Deleted'), '404': err('Unknown index'), ...storeWrite, ...common },
     },
   },
   '/v1/content/search': {

@@ -80,6 +80,8 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
       QUARRY_EMBEDDER: 'openai', QUARRY_EMBEDDINGS_URL: stub.url, QUARRY_EMBEDDINGS_MODEL: 'chaos-embed',
       QUARRY_EMBEDDINGS_DIMENSIONS: String(STUB_DIMENSIONS),
       QUARRY_LLM_PROVIDER: 'openai', QUARRY_LLM_URL: stub.url, QUARRY_LLM_MODEL: 'chaos-chat',
+      // The default 256 MB kept free would refuse every push on the small tmpfs from the start.
+      QUARRY_MIN_FREE_DISK_MB: o.short ? '32' : '128',
     });
     // Scale-out mode: nothing shared on disk, each process a folder of its own.
     const ownDir = () => (o.storage === 'postgres' ? mkdtempSync(join(tmp, 'proc-')) : dataDir);

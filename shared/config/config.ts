@@ -66,6 +66,7 @@ const envSchema = z.object({
   QUARRY_WORKER_NICE: int(0, 19).default(19),
   QUARRY_SQLITE_SYNCHRONOUS: z.enum(['full', 'normal']).default('full'),
   QUARRY_COMMIT_THREAD_HEAP_MB: int(16, 65536).optional(),
+  QUARRY_MIN_FREE_DISK_MB: int(0, 100_000_000).default(256),
   QUARRY_STORAGE: z.enum(['sqlite', 'postgres']).default('sqlite'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'use a postgres:// connection string').optional(),
   QUARRY_DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use a lower-case SQL identifier').default('public'),
@@ -138,6 +139,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       synchronous: e.QUARRY_SQLITE_SYNCHRONOUS,
       /** Heap limit of the SQLite commit thread; unset: Node's default. Past it the thread dies and is restarted. */
       commitThreadHeapMb: e.QUARRY_COMMIT_THREAD_HEAP_MB ?? null,
+      /** Below this much free space in the data folder's file system, writes are refused with 507 (SQLite). */
+      minFreeDiskBytes: e.QUARRY_MIN_FREE_DISK_MB * 2 ** 20,
       databaseUrl: e.DATABASE_URL ?? null,
       schema: e.QUARRY_DATABASE_SCHEMA,
       poolSize: e.QUARRY_DATABASE_POOL,

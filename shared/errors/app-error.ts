@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   bad_gateway: 502,
   dependency_unavailable: 503,
   timeout: 504,
+  insufficient_storage: 507,
 } as const;
 
 export type ErrorName = keyof typeof ERROR_STATUS;

@@ -25,6 +25,7 @@ async function createBackend(config: Config['storage'], role: StorageRole): Prom
   if (config.backend === 'sqlite') {
     return createSqliteStorage({
       dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread, commitThreadHeapMb: config.commitThreadHeapMb,
+      minFreeDiskBytes: config.minFreeDiskBytes,
     });
   }
   const vectors = config.qdrant ? (await import('./qdrant/qdrant-vector-index.js')).createQdrantVectorIndex(config.qdrant) : null;

@@ -40,6 +40,6 @@ parentPort!.on('message', ({ id, writes }: { id: number; writes: DocumentWrite[]
   try {
     parentPort!.postMessage({ id, outcomes: applyWithRetry(writes) });
   } catch (err) {
-    parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    parentPort!.postMessage({ id, error: err instanceof Error ? err.message : String(err), code: (err as { code?: unknown }).code });
   }
 });

@@ -67,14 +67,15 @@ export class CommitThread {
     });
     this.worker = worker;
     let reason: string | null = null;
-    worker.on('message', (m: { ready: true } | { id: number; outcomes?: WriteOutcome[]; error?: string }) => {
+    worker.on('message', (m: { ready: true } | { id: number; outcomes?: WriteOutcome[]; error?: string; code?: string }) => {
       if ('ready' in m) {
         this.down = null;
         return;
       }
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);
-      if (m.error !== undefined) w?.reject(new Error(`document store: ${m.error}`));
+      if (m.code === 'SQLITE_FULL') w?.reject(diskFull());
+      else if (m.error !== undefined) w?.reject(new Error(`document store: ${m.error}`));
       else w?.resolve(m.outcomes!);
     });
     worker.on('error', (err: Error & { code?: string }) => {
@@ -108,3 +109,9 @@ export class CommitThread {
     this.waiting.clear();
   }
 }
+
+/** SQLite rolled the commit back: nothing of it is stored, and nothing stored before is harmed. */
+const diskFull = () => new AppError(
+  'insufficient_storage',
+  "The data folder's disk is full; nothing was stored and what was stored before is intact. Retry once space is freed (QUARRY_MIN_FREE_DISK_MB keeps writes from getting this far)",
+);

@@ -1,4 +1,5 @@
 import type { Storage } from '../ports/storage.js';
+import { DiskGuard, guardWrites } from '../disk-guard.js';
 import { CommitThread } from './commit-thread.js';
 import { openDatabase } from './open-database.js';
 import { SqliteConfigurationStore } from './sqlite-configuration-store.js';
@@ -19,6 +20,8 @@ export interface SqliteStorageOptions {
   commitThread?: boolean;
   /** Heap limit of the commit thread in MB; null/unset: Node's default. */
   commitThreadHeapMb?: number | null;
+  /** Writes are refused (507) while the data folder's file system has less free (default 0: never). */
+  minFreeDiskBytes?: number;
 }
 
 /** The embedded mode: three SQLite files in the data folder (documents, sections, events). */
@@ -29,17 +32,23 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   // Events are usage statistics: a power cut may lose the last moments of them, so they skip the fsync.
   const eventsDb = openDatabase(options.dataDir, { file: 'events', synchronous: 'normal' });
   const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous, options.commitThreadHeapMb ?? null) : null;
+  // Pushes and what anonymous traffic writes stop short of a full disk; the pipeline's own writes
+  // (sections, document states) do not, so what was accepted is still indexed from the space kept free.
+  const guard = new DiskGuard(options.dataDir, options.minFreeDiskBytes ?? 0);
+  const events = guardWrites(new SqliteEventStore(eventsDb), guard, [], {
+    recordSearches: undefined, recordClick: false, recordSupportForward: undefined, recordGeneration: undefined,
+  });
   return {
     backend: 'sqlite',
     indexes: new SqliteIndexRegistry(db),
-    documents: new SqliteDocumentStore(db, thread ? (w) => thread.commit(w) : null),
+    documents: guardWrites(new SqliteDocumentStore(db, thread ? (w) => thread.commit(w) : null), guard, ['applyWrites']),
     sections: new SqliteSectionStore(searchDb),
     vectors: null,
     keys: new SqliteKeyStore(db),
     sessions: new SqliteSessionStore(db),
     configurations: new SqliteConfigurationStore(db),
-    conversations: new SqliteConversationStore(db),
-    events: new SqliteEventStore(eventsDb),
+    conversations: guardWrites(new SqliteConversationStore(db), guard, ['append']),
+    events,
     sources: new SqliteSourceStore(db),
     ping: async () => {
       db.prepare('SELECT 1').get();
