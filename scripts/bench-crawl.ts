@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { HOST_LIMIT_DEFAULTS } from '../shared/crawl/host-limiter.js';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget, sendJson } from './bench/http-load.js';
-import { Cleanup, cpuMeter, machineInfo, processOutput, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
+import { Cleanup, cpuMeter, cpuTimeMs, machineInfo, processOutput, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { waitDrained } from './bench/quarry-client.js';
 import { round } from './bench/stats.js';
 import { loadPythonDocs } from './eval/python-docs.js';
@@ -80,10 +80,11 @@ async function startSite(pages: SitePage[]): Promise<{ url: (path: string) => st
 }
 
 /** Every page fetched from Node with the crawler's per-host concurrency and no delay: what the server and sockets allow. */
-async function rawFetch(urls: string[], concurrency: number): Promise<{ pages: number; seconds: number; pagesPerSecond: number; bytes: number }> {
+async function rawFetch(urls: string[], concurrency: number): Promise<{ pages: number; seconds: number; pagesPerSecond: number; bytes: number; cpuMsPerPage: number }> {
   let next = 0;
   let bytes = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const lane = async () => {
     while (next < urls.length) {
       const url = urls[next++];
@@ -94,7 +95,10 @@ async function rawFetch(urls: string[], concurrency: number): Promise<{ pages: n
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   const seconds = (performance.now() - t0) / 1000;
-  return { pages: urls.length, seconds: round(seconds, 2), pagesPerSecond: round(urls.length / seconds, 1), bytes };
+  const cpu = process.cpuUsage(cpu0);
+  // Client and server both: the site is served from this process.
+  const cpuMsPerPage = round((cpu.user + cpu.system) / 1000 / urls.length, 2);
+  return { pages: urls.length, seconds: round(seconds, 2), pagesPerSecond: round(urls.length / seconds, 1), bytes, cpuMsPerPage };
 }
 
 /** The words of a page's title worth searching for: entities decoded, the site-wide suffix dropped. */
@@ -125,6 +129,7 @@ async function crawlRun(site: { url: (path: string) => string }, pages: SitePage
   await sendJson(api, 'POST', '/v1/admin/sources', { uid: 'bench', kind: 'website', sitemaps: [site.url('/sitemap.xml')], max_depth: 0, max_pages: Math.max(n, 1) }, [201]);
   say(`crawling (politeness: ${HOST_LIMIT_DEFAULTS.concurrency} at once, ${delayMs} ms between starts per host)`);
   const cpu = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid });
+  const cpuBefore = { api: cpuTimeMs(stack.api.pid), worker: cpuTimeMs(stack.worker.pid) };
   const t0 = performance.now();
   await sendJson(api, 'POST', '/v1/admin/sources/bench/crawl', undefined, [202]);
   let view: CrawlView;
@@ -138,6 +143,11 @@ async function crawlRun(site: { url: (path: string) => string }, pages: SitePage
   if (view.crawl.state !== 'done') throw new Error(`crawl ${view.crawl.state}: ${view.crawl.last_error}`);
   const drained = await waitDrained(api, probe, 'source-bench', { expectDocuments: view.crawl.indexed, assertAlive: stack.assertAlive, pollMs: 50 });
   const crawlCpu = cpu();
+  // CPU time per page, which a busy machine slows less than the rate: the worker crawls and indexes (section, embed, index).
+  const cpuMsPerPage = {
+    worker: round((cpuTimeMs(stack.worker.pid) - cpuBefore.worker) / n, 1),
+    api: round((cpuTimeMs(stack.api.pid) - cpuBefore.api) / n, 1),
+  };
   const crawlS = (crawledAt - t0) / 1000;
   const indexedS = (drained.at - t0) / 1000;
   const step = Math.max(1, Math.floor(pages.length / 10));
@@ -155,6 +165,7 @@ async function crawlRun(site: { url: (path: string) => string }, pages: SitePage
         pagesPerSecond: round(drained.status.documents / indexedS, 2), sample,
       },
       cpuDuringCrawl: crawlCpu,
+      cpuMsPerPage,
     },
   };
 }
@@ -213,14 +224,14 @@ async function main() {
       stack = undefined;
     }
 
-    const rows: [string, string, string][] = [['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s`]];
+    const rows: [string, string, string][] = [['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s, ${raw.cpuMsPerPage} ms CPU/page (client and server)`]];
     for (const [name, r] of Object.entries(results)) {
       const label = `${name} (${r.delayMs} ms between starts)`;
       const ceiling = r.ratios.crawlToPolitenessCeiling === undefined ? '' : `, ${r.ratios.crawlToPolitenessCeiling}x the ${r.ratios.politenessCeilingPagesPerSecond}/s ceiling`;
       rows.push(
         [`${label}: crawl done`, `${r.crawl.fetched} pages in ${r.crawl.seconds} s`, `${r.crawl.pagesPerSecond} pages/s (${r.ratios.crawlToRaw}x raw${ceiling})`],
         [`${label}: indexed, pending 0`, `${r.searchable.documents} docs in ${r.searchable.seconds} s`, `${r.searchable.pagesPerSecond} pages/s (${r.ratios.indexedToRaw}x raw)`],
-        [`${label}: searchable sample`, `${r.searchable.sample.found}/${r.searchable.sample.checked} found by title`, `worker CPU ${r.cpuDuringCrawl.worker}% of a core`],
+        [`${label}: searchable sample`, `${r.searchable.sample.found}/${r.searchable.sample.checked} found by title`, `worker ${r.cpuMsPerPage.worker} ms CPU/page (${r.cpuDuringCrawl.worker}% of a core), API ${r.cpuMsPerPage.api}`],
       );
     }
     const width = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
