@@ -29,6 +29,7 @@ import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
 import { contentSearchRouter } from './routes/content-search.js';
 import { operationsRouter } from './routes/operations.js';
+import { optionalKey, requireMetricsAccess, sameSiteChanges } from './middleware/operations-access.js';
 import { pushDocumentsRouter } from './routes/push-documents.js';
 import { ContentDocumentService } from './services/content-document-service.js';
 import { ContentSearchService } from './services/content-search-service.js';
@@ -146,6 +147,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/v2', requireKey(auth, { sessions, sessionsReadOnly: true }), pushBody);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
 
+  // Anonymous callers learn whether the service is ready, not why; metrics need a token or an admin key.
+  app.use('/readyz', optionalKey(auth));
+  app.use('/metrics', optionalKey(auth), requireMetricsAccess(config.http.metricsToken));
   app.use(operationsRouter({ storage, redis: deps.redis, queues, registry, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
@@ -157,7 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     const board = new ExpressAdapter();
     board.setBasePath('/admin/queues');
     createBullBoard({ queues: [...PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), new BullMQAdapter(crawlQueue)], serverAdapter: board });
-    app.use('/admin/queues', requireKey(auth, { challenge: true, sessions }), requirePermission('admin'), board.getRouter());
+    app.use('/admin/queues', sameSiteChanges, requireKey(auth, { challenge: true, sessions }), requirePermission('admin'), board.getRouter());
   }
 
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));

@@ -12,7 +12,7 @@ declare module 'express-serve-static-core' {
 }
 
 /** Basic auth is accepted too (any user, the key as password) so a browser can open the dashboard. */
-function secretOf(req: Request): string | undefined {
+export function secretOf(req: Request): string | undefined {
   const header = req.get('x-api-key');
   if (header) return header;
   const basic = req.get('authorization')?.match(/^Basic (.+)$/i);

@@ -42,8 +42,8 @@ function fromDependency(err: unknown): AppError | null {
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromDependency(err));
   const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
-  if (e.status >= 500) req.log?.error({ reqId: req.id, err }, 'request failed');
-  else req.log?.info({ reqId: req.id, error: e.kind, message: e.message }, 'request rejected');
+  if (e.status >= 500) req.log?.error({ reqId: req.id, err, ...(e.internal ? { internal: e.internal } : {}) }, 'request failed');
+  else req.log?.info({ reqId: req.id, error: e.kind, message: e.message, ...(e.internal ? { internal: e.internal } : {}) }, 'request rejected');
   if (e.headers) res.set(e.headers);
   // A body never read (refused before its group's parser, or no route) is not read now either: close instead.
   if (!res.headersSent && hasBody(req) && !req.complete) res.set('Connection', 'close');

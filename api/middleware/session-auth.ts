@@ -49,7 +49,8 @@ function hostOf(origin: string): string | null {
   }
 }
 
-function sameToken(given: string | undefined, expected: string): boolean {
+/** Compares secrets in constant time. */
+export function sameToken(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);

@@ -304,8 +304,18 @@ const paths = {
     },
   },
   '/healthz': { get: { summary: 'Process is alive', responses: { '200': ok('Alive') } } },
-  '/readyz': { get: { summary: 'Redis and storage reachable', responses: { '200': ok('Ready'), '503': err('A dependency is down') } } },
-  '/metrics': { get: { summary: 'Prometheus metrics', responses: { '200': ok('Prometheus text format') } } },
+  '/readyz': {
+    get: {
+      summary: 'Redis and storage reachable. Without a key a 503 names the checks that are down; with an admin key it says why',
+      responses: { '200': ok('Ready'), '503': err('A dependency is down') },
+    },
+  },
+  '/metrics': {
+    get: {
+      summary: 'Prometheus metrics; needs Authorization: Bearer <QUARRY_METRICS_TOKEN> or a key with admin (X-API-Key, Basic or Bearer)',
+      responses: { '200': ok('Prometheus text format'), '401': err('No token or key'), '403': err('The key lacks admin') },
+    },
+  },
 };
 
 export function openApiDocument() {

@@ -7,19 +7,28 @@ import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import { readQueues, withTimeout } from '../../shared/jobs/queue-status.js';
 import { JOB_BUCKETS, type JobMetrics } from '../../shared/metrics/job-metrics.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
+import { isAdmin } from '../middleware/operations-access.js';
 
-/** /healthz, /readyz and /metrics (Prometheus text: HTTP, queues, jobs from every worker). */
+/**
+ * /healthz, /readyz and /metrics (Prometheus text: HTTP, queues, jobs from every worker). app.ts mounts
+ * optionalKey in front of /readyz and /metrics, and requireMetricsAccess in front of /metrics.
+ */
 export function operationsRouter(deps: { storage: Storage; redis: Redis; queues: PipelineQueues; registry: Registry; jobMetrics: JobMetrics }): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
-  r.get('/readyz', async (_req, res) => {
+  r.get('/readyz', async (req, res) => {
     const checks = await healthChecks(deps);
     const down = Object.entries(checks).filter(([, v]) => v !== 'ok');
-    if (down.length) throw new AppError('dependency_unavailable', `Not ready: ${down.map(([k, v]) => `${k} ${v}`).join('; ')}`, checks);
-    res.json({ status: 'ready', checks });
+    if (!down.length) return void res.json({ status: 'ready', checks });
+    const detail = `Not ready: ${down.map(([k, v]) => `${k} ${v}`).join('; ')}`;
+    // Why a check is down names hosts, ports and settings: an admin key sees it, anonymous callers only which is down.
+    if (isAdmin(req)) throw new AppError('dependency_unavailable', detail, checks);
+    const shown = Object.fromEntries(Object.entries(checks).map(([k, v]) => [k, v === 'ok' ? 'ok' : 'down']));
+    const message = `Not ready: ${down.map(([k]) => k).join(', ')} down; the reason is in the API log, or send an admin key`;
+    throw new AppError('dependency_unavailable', message, shown).withInternal(detail);
   });
 
   r.get('/metrics', async (_req, res) => {

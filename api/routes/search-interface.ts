@@ -127,6 +127,8 @@ async function answer(req: Request, res: Response, produce: (run: RunOptions) =>
   } catch (err) {
     // Before the first event the error is an ordinary JSON error response; after it, an event.
     if (!started) throw err;
+    // The error handler never sees this one: log it (with its internal reason) here.
+    req.log?.error({ reqId: req.id, err, ...(err instanceof AppError && err.internal ? { internal: err.internal } : {}) }, 'answer failed after streaming began');
     const body = err instanceof AppError ? { code: err.status, message: err.message } : { code: 500, message: 'Generating the answer failed' };
     send('error', body);
     res.end();

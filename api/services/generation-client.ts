@@ -68,9 +68,12 @@ export class GenerationClient {
         options.onResult?.(m.result);
         settle.resolve(m.result);
       }
-      else settle.reject(new AppError(m.status === 503 ? 'dependency_unavailable' : 'bad_gateway', m.message));
+      else settle.reject(publicFailure(m.status, m.message));
     });
-    const timer = setTimeout(() => settle.reject(new AppError('timeout', `The answer took longer than ${this.timeoutMs / 1000} s and was cancelled; try again, or raise QUARRY_GENERATION_TIMEOUT_SECONDS`)), this.timeoutMs);
+    const timer = setTimeout(() => settle.reject(
+      new AppError('timeout', `The answer took longer than ${this.timeoutMs / 1000} s and was cancelled; try again`)
+        .withInternal('raise QUARRY_GENERATION_TIMEOUT_SECONDS if answers need longer'),
+    ), this.timeoutMs);
     const onAbort = () => settle.reject(new AppError('timeout', 'The client went away; the generation was cancelled'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -103,4 +106,15 @@ export class GenerationClient {
     // Still waiting in the queue: take it out so no worker spends time on it.
     this.queue.remove(jobId).catch(() => {});
   }
+}
+
+/**
+ * The search interface is anonymous: a model failure's reason (its URL, model name, which variable to
+ * set) goes to the API log with the request id, the caller gets what to do.
+ */
+function publicFailure(status: number, reason: string): AppError {
+  const e = status === 503
+    ? new AppError('dependency_unavailable', 'The language model is unavailable or overloaded right now; try again shortly')
+    : new AppError('bad_gateway', 'The language model could not answer; the operator finds the reason in the API log');
+  return e.withInternal(reason);
 }

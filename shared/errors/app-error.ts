@@ -47,6 +47,14 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[kind];
   }
 
+  /** What went wrong inside (a model's URL, a variable to raise): logged with the error, never sent (docs/security.md). */
+  internal?: string;
+
+  withInternal(detail: string): this {
+    this.internal = detail;
+    return this;
+  }
+
   toBody(): ErrorBody {
     const body: ErrorBody = { code: this.status, message: this.message, error: this.kind };
     if (this.details !== undefined) body.details = this.details;
