@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const recorder = new EventRecorder(storage.events, log);
   app.locals.recorder = recorder;
   const embedder = deps.embedder ?? null;
-  const engine = new ContentEngine(storage, embedder?.id ?? null);
+  const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs);
   app.locals.engine = engine;
   const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log);
   const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret, recorder);

@@ -65,7 +65,7 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
     summary: `Search an ${name}: hybrid keyword + vector ranking, instant answers first, one paragraph per document`,
     description: 'Parameters in the query string, or for POST in a JSON body (the body wins). `session-id` may come as the X-Session-Id header. With `preview=true` nothing is stored or counted.',
     parameters: queryParams(widgetSearchSchema),
-    responses: { '200': ok('Results', widgetSearchResponseSchema), ...widgetErrors },
+    responses: { '200': ok('Results', widgetSearchResponseSchema), ...widgetErrors, '504': err('The search took longer than QUARRY_SEARCH_TIMEOUT_MS and was stopped') },
   };
   return {
     [`/v1/${variant}/search`]: { get: search, post: { ...search, requestBody: { content: json(widgetSearchSchema) } } },
@@ -236,7 +236,7 @@ const paths = {
     post: {
       summary: 'Search an index: DisMax BM25 over the boosted fields, Solr fq filter, one hit per document with its best section', security: auth,
       requestBody: { required: true, content: json(contentSearchSchema) },
-      responses: { '200': ok('Hits, best first', contentSearchResponseSchema), '400': err('Bad query, boosting or filter (the message gives the position)'), '404': err('Unknown index'), ...common },
+      responses: { '200': ok('Hits, best first', contentSearchResponseSchema), '400': err('Bad query, boosting or filter (the message gives the position; a wildcard pattern is at most 256 characters, a filter has at most 16)'), '404': err('Unknown index'), '504': err('The search took longer than QUARRY_SEARCH_TIMEOUT_MS (or ran 1 s without a pause) and was stopped; narrow the filter'), ...common },
     },
   },
   '/v1/admin/keys': {

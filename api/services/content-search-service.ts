@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors/app-error.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import type { IndexState } from '../../shared/search/engine/index-state.js';
+import { SearchTimeoutError, type SearchBudget } from '../../shared/search/engine/search-budget.js';
 import { compileFilter, FilterFieldError, type Predicate } from '../../shared/search/filter/compile-filter.js';
 import { containsRun } from '../../shared/search/filter/leaf-matchers.js';
 import { FilterSyntaxError } from '../../shared/search/query/fq-lexer.js';
@@ -17,8 +18,20 @@ export class ContentSearchService {
   async search(req: ContentSearchRequest) {
     const state = await this.engine.state(req.index_uid);
     if (!state) throw new AppError('index_not_found', `Index '${req.index_uid}' does not exist`);
+    const budget = this.engine.budget();
+    try {
+      return await this.rank(state, req, budget);
+    } catch (err) {
+      if (err instanceof SearchTimeoutError) {
+        throw new AppError('timeout', `Search of index '${state.index.uid}' was stopped: ${err.message}. Narrow it: fewer or shorter wildcards in filter (a leading '*' costs most), or fewer query terms`);
+      }
+      throw err;
+    }
+  }
+
+  private async rank(state: IndexState, req: ContentSearchRequest, budget: SearchBudget) {
     const fields = this.boostedFields(state, req.boosting);
-    const filter = this.filter(state, req.filter);
+    const filter = this.filter(state, req.filter, budget);
     for (const f of req.fields) {
       if (!state.index.fields[f]) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
     }
@@ -28,20 +41,24 @@ export class ContentSearchService {
     // Filters with NOW change meaning over time: only the others are cached across queries.
     const verdicts = state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null);
     const phraseVerdicts = new Int8Array(phrases.length ? state.inverted.unitCount : 0);
-    const allow = (u: number) => {
+    const judge = (u: number) => {
       if (verdicts[u] === 0) verdicts[u] = filterOk(state.units[u].uid) ? 1 : -1;
-      if (verdicts[u] < 0 || phrases.length === 0) return verdicts[u] === 1;
+      if (verdicts[u] < 0 || phrases.length === 0) return;
       if (phraseVerdicts[u] === 0) phraseVerdicts[u] = phraseOk(state.units[u].uid) ? 1 : -1;
-      return phraseVerdicts[u] === 1;
     };
     // Without a filter or phrase every unit is allowed: skip the per-posting check.
     const restricted = filter !== null || phrases.length > 0;
+    // The costly part, judging units against the filter and phrases, runs first in slices that let
+    // other requests in; scoring then only reads the verdicts. A unit published meanwhile has none
+    // and is left out: it arrived after this search began.
+    if (restricted) await budget.forEach(this.candidates(state, terms, fields), judge);
+    const allow = (u: number) => verdicts[u] === 1 && (phrases.length === 0 || phraseVerdicts[u] === 1);
 
     const best = new Map<string, { unit: number; score: number }>();
     if (terms.length === 0) {
       for (const [uid, units] of state.docUnits) if (!restricted || allow(units[0])) best.set(uid, { unit: units[0], score: 0 });
     } else {
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined });
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget });
       // Best units first: the first unit seen of a document is its best section. A few times `limit`
       // units nearly always hold `limit` documents; when they don't, rank them all.
       for (const k of [req.limit * 4, units.length]) {
@@ -83,12 +100,26 @@ export class ContentSearchService {
     return fields;
   }
 
+  /** The units a search must judge: each document's first when there are no terms, else those the terms occur in. */
+  private *candidates(state: IndexState, terms: string[], fields: FieldBoost[]): Iterable<number> {
+    if (terms.length === 0) {
+      for (const units of state.docUnits.values()) yield units[0];
+      return;
+    }
+    for (const term of new Set(terms)) {
+      for (const { field } of fields) {
+        const list = state.inverted.postings(field, term);
+        if (list) for (let i = 0; i < list.length; i++) yield list.units[i];
+      }
+    }
+  }
+
   /** The compiled filter, or null when it lets everything through. */
-  private filter(state: IndexState, filter: string): Predicate | null {
+  private filter(state: IndexState, filter: string, budget: SearchBudget): Predicate | null {
     try {
       const node = parseFilter(filter);
       if (node.kind === 'all') return null;
-      return compileFilter(node, { fields: state.index.fields, analyzer: state.analyzer, now: new Date() });
+      return compileFilter(node, { fields: state.index.fields, analyzer: state.analyzer, now: new Date(), spend: (n) => budget.spend(n) });
     } catch (err) {
       if (err instanceof FilterSyntaxError || err instanceof FilterFieldError) {
         throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });

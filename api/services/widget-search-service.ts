@@ -7,6 +7,7 @@ import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import { HEADING_FIELD, type IndexState } from '../../shared/search/engine/index-state.js';
+import { SearchTimeoutError, type SearchBudget } from '../../shared/search/engine/search-budget.js';
 import { applyClickBoosts } from '../../shared/search/hybrid/click-boost.js';
 import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '../../shared/search/hybrid/fuse.js';
 import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
@@ -194,7 +195,8 @@ export class WidgetSearchService {
 
   private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<WidgetSearchRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
-    const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query));
+    const budget = this.engine.budget();
+    const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query, budget));
     // The click statistics are read while the legs rank; without them the ranking is still an answer.
     const clicks = this.storage.events.clickSessions(config.uid, normalized).catch((err) => {
       this.log.error({ err }, 'click statistics unavailable; ranking without click boosts');
@@ -221,18 +223,21 @@ export class WidgetSearchService {
     try {
       return run();
     } catch (err) {
+      if (err instanceof SearchTimeoutError) {
+        throw new AppError('timeout', `Search was stopped: ${err.message}. Try a shorter query`);
+      }
       this.log.error({ err }, `${leg} ranking failed; answering with the other leg`);
       return [];
     }
   }
 
-  private keywordLeg(states: IndexState[], query: string): Ranking {
+  private keywordLeg(states: IndexState[], query: string, budget: SearchBudget): Ranking {
     const all: Ranking = [];
     states.forEach((state, s) => {
       const terms = state.analyzer.analyze(query);
       if (terms.length === 0) return;
       const fields = this.keywordFields(state);
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES });
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES, budget });
       // A page's overall match counts beside its section's: candidates beyond the cut can still rise.
       const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
       const docOf = (u: number) => state.units[u].uid;

@@ -4,11 +4,15 @@ import type { SectionView } from '../../storage/ports/section-store.js';
 import type { VectorIndex } from '../../storage/ports/vector-index.js';
 import { MemoryVectorIndex } from '../../storage/memory/memory-vector-index.js';
 import { IndexState } from './index-state.js';
+import { SearchBudget } from './search-budget.js';
 import { SingleFlight } from './single-flight.js';
 
 const CHANGE_BATCH = 5000;
 /** Documents whose fields are read in one query while loading or catching up. */
 const FIELDS_BATCH = 500;
+
+/** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
+export const SEARCH_TIMEOUT_MS = 5000;
 
 export interface VectorUnitHit {
   unit: number;
@@ -28,10 +32,14 @@ export class ContentEngine {
   readonly vectors: VectorIndex;
   private readonly memory: MemoryVectorIndex | null;
 
-  /** `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector. */
+  /**
+   * `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector.
+   * `searchTimeoutMs`: what `budget()` allows one search.
+   */
   constructor(
     private readonly storage: Storage,
     private readonly vectorModel: string | null = null,
+    private readonly searchTimeoutMs = SEARCH_TIMEOUT_MS,
   ) {
     this.memory = storage.vectors ? null : new MemoryVectorIndex();
     this.vectors = storage.vectors ?? this.memory!;
@@ -52,6 +60,11 @@ export class ContentEngine {
       if (!state.behindFeed) break;
     }
     return state!;
+  }
+
+  /** A fresh time budget for one search over the loaded indexes. */
+  budget(): SearchBudget {
+    return new SearchBudget(this.searchTimeoutMs);
   }
 
   /** Whether a vector search of this index can find anything (always asked when vectors are external). */

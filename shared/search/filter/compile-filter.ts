@@ -24,6 +24,8 @@ export interface CompileContext {
   fields: Record<string, FieldSpec>;
   analyzer: Analyzer;
   now: Date;
+  /** Told of the work each document's check does (see SearchBudget); may throw to stop the search. */
+  spend?: (steps: number) => void;
 }
 
 /**
@@ -56,9 +58,12 @@ function compileLeaf(leaf: FqLeaf, ctx: CompileContext): Predicate {
     throw new FilterFieldError(leaf.pos, `unknown field '${leaf.field}'; the index has: ${known}`);
   }
   const field = leaf.field;
+  let match: Predicate;
   try {
-    return leafMatcher(leaf, spec, { analyzer: ctx.analyzer, date: (s) => resolveDateMath(s, ctx.now) }, field);
+    match = leafMatcher(leaf, spec, { analyzer: ctx.analyzer, date: (s) => resolveDateMath(s, ctx.now), spend: ctx.spend }, field);
   } catch (err) {
     throw new FilterFieldError(leaf.pos, `${field} (${spec.type}): ${(err as Error).message}`);
   }
+  const spend = ctx.spend;
+  return spend ? (d) => (spend(1), match(d)) : match;
 }

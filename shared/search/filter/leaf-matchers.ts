@@ -2,27 +2,17 @@ import type { FieldSpec } from '../../indexes/index-schema.js';
 import type { Analyzer } from '../analyzer/analyzer.js';
 import type { FqLeaf, FqRange } from '../query/fq-ast.js';
 import type { FieldAccess, Predicate } from './compile-filter.js';
+import { compileGlob, globMatches } from './glob.js';
 
 export interface LeafHelpers {
   analyzer: Analyzer;
   date: (expr: string) => Date;
+  /** Hears of the work a match does (wildcards); may throw to cut a search off. */
+  spend?: (steps: number) => void;
 }
 
 const values = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
 const present = (v: unknown) => values(v).some((x) => x !== '' && x !== null);
-
-/** `*` and `?` wildcards (a backslash escapes), anchored, without backtracking blow-ups on long input. */
-function wildcardRegex(pattern: string): RegExp {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\' && i + 1 < pattern.length) re += pattern[++i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    else if (c === '*') re += '.*';
-    else if (c === '?') re += '.';
-    else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re.replace(/(\.\*)+/g, '.*')}$`, 'su');
-}
 
 function inRange<T extends string | number>(x: T, r: { lower: T | null; upper: T | null; includeLower: boolean; includeUpper: boolean }) {
   if (r.lower !== null && (r.includeLower ? x < r.lower : x <= r.lower)) return false;
@@ -59,8 +49,8 @@ export function leafMatcher(leaf: FqLeaf, spec: FieldSpec, h: LeafHelpers, field
       if (leaf.kind === 'term') return any((x) => x === leaf.value);
       if (leaf.kind === 'phrase') return any((x) => x === leaf.text);
       if (leaf.kind === 'wildcard') {
-        const re = wildcardRegex(leaf.pattern);
-        return any((x) => typeof x === 'string' && re.test(x));
+        const glob = compileGlob(leaf.pattern);
+        return any((x) => typeof x === 'string' && globMatches(glob, x, h.spend));
       }
       const r = mapRange(leaf, (s) => s);
       return any((x) => typeof x === 'string' && inRange(x, r));
@@ -72,8 +62,8 @@ export function leafMatcher(leaf: FqLeaf, spec: FieldSpec, h: LeafHelpers, field
         return (d) => containsRun(d.terms(field), run);
       }
       if (leaf.kind === 'wildcard') {
-        const re = wildcardRegex(leaf.pattern.toLowerCase());
-        return (d) => d.terms(field).some((t) => re.test(t));
+        const glob = compileGlob(leaf.pattern.toLowerCase());
+        return (d) => d.terms(field).some((t) => globMatches(glob, t, h.spend));
       }
       const r = mapRange(leaf, (s) => s.toLowerCase());
       return (d) => d.terms(field).some((t) => inRange(t, r));

@@ -20,6 +20,13 @@ export interface ParseFilterOptions {
 
 /** Deepest nesting of parentheses accepted. */
 export const MAX_FILTER_DEPTH = 100;
+/**
+ * Longest wildcard pattern and most wildcard clauses in one filter. Matching one costs up to value
+ * length × pattern length per document (see glob.ts); these keep that product, times the clauses,
+ * small enough for the search's time budget to cover real filters.
+ */
+export const MAX_WILDCARD_CHARS = 256;
+export const MAX_WILDCARDS = 16;
 
 type Conj = 'none' | 'and' | 'or';
 type Mod = 'none' | 'req' | 'not';
@@ -30,6 +37,7 @@ function found(tok: Token): string {
 
 class Parser {
   private i = 0;
+  private wildcards = 0;
 
   constructor(
     private readonly tokens: Token[],
@@ -152,6 +160,7 @@ class Parser {
     const tok = this.next();
     let node: FqLeaf;
     if (tok.type === 'term') {
+      if (tok.wildcard && tok.raw !== '*') this.countWildcard(tok);
       node = tok.wildcard
         ? tok.raw === '*'
           ? { kind: 'exists', field, pos }
@@ -177,6 +186,15 @@ class Parser {
     const boost = this.parseBoost();
     if (boost !== undefined) node.boost = boost;
     return node;
+  }
+
+  private countWildcard(tok: Token): void {
+    if (tok.pattern.length > MAX_WILDCARD_CHARS) {
+      throw new FilterSyntaxError(tok.pos, `a wildcard pattern of at most ${MAX_WILDCARD_CHARS} characters`, `one of ${tok.pattern.length}`);
+    }
+    if (++this.wildcards > MAX_WILDCARDS) {
+      throw new FilterSyntaxError(tok.pos, `at most ${MAX_WILDCARDS} wildcard terms in one filter`, `wildcard term number ${this.wildcards}`);
+    }
   }
 
   // Lucene ignores `~` on wildcards; on terms a bare `~` means the default of 2 edits.

@@ -26,6 +26,11 @@ export interface DisMaxOptions {
    * is no hit count.
    */
   topK?: number;
+  /**
+   * Told of each term's postings before they are scored; may throw to stop a search past its time
+   * (only there: `allow` must not throw, the working arrays would be left dirty).
+   */
+  budget?: { spend(steps: number): void };
 }
 
 /**
@@ -63,6 +68,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   let pruning = false;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
+    if (o.budget) o.budget.spend(o.fields.reduce((n, { field }) => n + (index.postings(field, term)?.length ?? 0), 0));
     let touchedCount = 0;
     for (const { field, boost } of o.fields) {
       const list = index.postings(field, term);
@@ -98,6 +104,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
         units[matchedCount++] = u;
       }
     }
+    sc.matchedCount = matchedCount; // kept current: a budget that throws leaves the next query what to reset
     // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final k-th best.
     if (order && !pruning && j + 1 < terms.length && matchedCount >= o.topK!) {
       const kth = topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1];
