@@ -120,8 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const embedder = deps.embedder ?? null;
   const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs);
   app.locals.engine = engine;
-  const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log);
-  const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret, recorder);
+  const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log, config.learning);
+  const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret, recorder, config.learning);
   // A subscribed Redis connection can do nothing else: generation results arrive on one of their own.
   const generationQueue = createGenerationQueue(deps.redis, config.redis.prefix);
   const subscriber = deps.redis.duplicate();

@@ -31,6 +31,7 @@ async function main() {
     batchSize: config.pipeline.batchSize,
     graceMs: config.pipeline.reconcileGraceMs,
     eventRetentionMs: config.storage.eventRetentionMs,
+    conversationRetentionMs: config.storage.conversationRetentionMs,
   });
   await reconciler.reembedChangedIndexes(embedder.id);
   // At start nothing is in flight from this process: anything pending without a live job is re-enqueued.

@@ -11,8 +11,10 @@ export interface ReconcilerOptions {
   batchSize: number;
   /** A pending document younger than this is assumed to be in flight. */
   graceMs: number;
-  /** Usage events older than this are dropped (insights cover at most this far back). */
+  /** Usage events older than this are dropped (insights cover at most this far back), and statistics learnt from none newer. */
   eventRetentionMs?: number;
+  /** Conversations without a turn for this long are dropped. */
+  conversationRetentionMs?: number;
 }
 
 /** Retention runs at most this often: dropping old events is cheap, but not free. */
@@ -80,6 +82,11 @@ export class Reconciler {
     this.lastRetention = Date.now();
     const ended = await this.storage.sessions.deleteExpired(Date.now());
     if (ended) this.log.info({ ended }, 'expired web-app sessions dropped');
+    // Anonymous traffic writes these on the disk that holds the documents: without a limit it could fill it.
+    if (this.o.conversationRetentionMs) {
+      const conversations = await this.storage.conversations.prune(Date.now() - this.o.conversationRetentionMs);
+      if (conversations) this.log.info({ conversations }, 'conversations past their retention dropped');
+    }
     if (!this.o.eventRetentionMs) return;
     const dropped = await this.storage.events.prune(Date.now() - this.o.eventRetentionMs);
     if (dropped) this.log.info({ dropped }, 'usage events past their retention dropped');

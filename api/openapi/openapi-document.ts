@@ -13,6 +13,7 @@ import {
   widgetSearchResponseSchema, widgetSearchSchema,
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
+import { blockedSuggestionSchema, blockedSuggestionsViewSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { sessionViewSchema, signInSchema } from '../schemas/session-schemas.js';
 import { createSourceSchema, sourceListSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import {
@@ -74,7 +75,7 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
         summary: variant === 'tool'
           ? 'Suggestions from earlier queries; `null` when none match; 409 before enough earlier queries exist'
           : 'Suggestions from earlier queries as `{suggestion}` objects; `[]` when none match or too few queries exist',
-        description: 'A query is suggested only after at least `autocomplete_min_sessions` distinct sessions asked it (privacy).',
+        description: 'A query is suggested only after at least `autocomplete_min_sessions` distinct sessions asked it (privacy), from at least QUARRY_LEARNING_MIN_ADDRESSES distinct client addresses (default 3; sessions are the client\'s to invent), and never when an operator blocked it (`/v1/admin/configurations/{uid}/blocked-suggestions`). Asked from the most addresses first.',
         parameters: queryParams(autocompleteSchema),
         responses: {
           '200': ok('Suggestions', variant === 'tool' ? toolSuggestionsSchema : uiSuggestionsSchema), ...widgetErrors,
@@ -156,6 +157,19 @@ const paths = {
   '/v1/admin/configurations/{uid}/instant-answers/{id}': {
     patch: { summary: 'Change an instant answer', security: auth, parameters: [configParam, param('id', 'path', 'Answer id')], requestBody: { required: true, content: json(updateInstantAnswerSchema) }, responses: { '200': ok('Updated', instantAnswerViewSchema), '404': err('Unknown configuration or answer'), ...common } },
     delete: { summary: 'Delete an instant answer', security: auth, parameters: [configParam, param('id', 'path', 'Answer id')], responses: { '204': ok('Deleted'), '404': err('Unknown configuration or answer'), ...common } },
+  },
+  '/v1/admin/configurations/{uid}/blocked-suggestions': {
+    get: { summary: 'Suggestions kept out of autocomplete', security: auth, parameters: [configParam], responses: { '200': ok('Blocked suggestions', blockedSuggestionsViewSchema), '404': err('Unknown configuration'), ...common } },
+    put: {
+      summary: 'Block a suggestion: autocomplete never offers it, however many visitors ask it (compared normalized: case and spacing do not matter)', security: auth,
+      parameters: [configParam], requestBody: { required: true, content: json(blockedSuggestionSchema) },
+      responses: { '200': ok('Blocked suggestions now', blockedSuggestionsViewSchema), '400': err('suggestion missing, empty or too long'), '404': err('Unknown configuration'), '409': err('10,000 suggestions are blocked already'), ...common },
+    },
+    delete: {
+      summary: 'Unblock a suggestion (`suggestion` in the query string or a JSON body); 204 also when it was not blocked', security: auth,
+      parameters: [configParam, ...queryParams(blockedSuggestionSchema)],
+      responses: { '204': ok('Unblocked'), '400': err('suggestion missing or empty'), '404': err('Unknown configuration'), ...common },
+    },
   },
   '/v1/admin/configurations/{uid}/insights': {
     get: {

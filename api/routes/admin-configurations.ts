@@ -7,16 +7,20 @@ import {
   createConfigurationSchema, createInstantAnswerSchema, dateRangeQuerySchema, insightsQuerySchema, updateConfigurationSchema,
   updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
+import { blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
+import { boundPathParams } from '../schemas/path-params.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
+/** Blocked suggestions a configuration may hold: each is checked on every autocomplete. */
+const MAX_BLOCKED = 10_000;
 /** A transcript shows at most this many turns (the latest). */
 const TRANSCRIPT_TURNS = 10_000;
 
 /** Admin API for search-interface configurations, their instant answers, their insights and their conversations. */
 export function adminConfigurationsRouter(service: ConfigurationService, storage: Storage): Router {
-  const r = Router();
+  const r = boundPathParams(Router());
   r.use('/v1/admin/configurations', requirePermission('admin'));
 
   r.post('/v1/admin/configurations', async (req, res) => {
@@ -47,6 +51,27 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
   });
   r.delete('/v1/admin/configurations/:uid/instant-answers/:id', async (req, res) => {
     await service.deleteInstantAnswer(req.params.uid, req.params.id);
+    res.status(204).end();
+  });
+
+  // Suggestions an operator keeps out of autocomplete, whatever visitors ask.
+  const blocked = async (uid: string) => ({ blocked_suggestions: await storage.events.blockedSuggestions(uid) });
+  r.get('/v1/admin/configurations/:uid/blocked-suggestions', async (req, res) => {
+    res.json(await blocked((await service.get(req.params.uid)).uid));
+  });
+  r.put('/v1/admin/configurations/:uid/blocked-suggestions', async (req, res) => {
+    const { suggestion } = validate(blockedSuggestionSchema, { ...req.query, ...(req.body ?? {}) });
+    const config = await service.get(req.params.uid);
+    const list = await storage.events.blockedSuggestions(config.uid);
+    if (list.length >= MAX_BLOCKED && !list.includes(suggestion)) {
+      throw new AppError('conflict', `This configuration already blocks ${MAX_BLOCKED} suggestions; unblock some before blocking more`);
+    }
+    await storage.events.blockSuggestion(config.uid, suggestion, Date.now());
+    res.json(await blocked(config.uid));
+  });
+  r.delete('/v1/admin/configurations/:uid/blocked-suggestions', async (req, res) => {
+    const { suggestion } = validate(blockedSuggestionSchema, { ...req.query, ...(req.body ?? {}) });
+    await storage.events.unblockSuggestion((await service.get(req.params.uid)).uid, suggestion);
     res.status(204).end();
   });
 

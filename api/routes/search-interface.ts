@@ -32,6 +32,9 @@ export function paramsOf(req: Request): Record<string, unknown> {
 }
 const merged = new WeakMap<Request, Record<string, unknown>>();
 
+/** The client's address as the rate limits see it (the proxy's forwarded one behind QUARRY_TRUST_PROXY). */
+const clientOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
+
 /** The search interface, both variants (API.md section A): addressed by configuration uid, no API key. */
 export function searchInterfaceRouter(search: WidgetSearchService, usage: WidgetUsageService, answers: WidgetAnswerService, readKey: RequestHandler[]): Router {
   const r = Router();
@@ -39,7 +42,7 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
     const base = `/v1/${variant}`;
     const runSearch = async (req: Request) => {
       const p = validate(widgetSearchSchema, paramsOf(req));
-      return search.search(variant, { uid: p.uid, sessionId: p['session-id'], query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval });
+      return search.search(variant, { uid: p.uid, sessionId: p['session-id'], client: clientOf(req), query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval });
     };
     r.get(`${base}/search`, async (req, res) => {
       res.json(await runSearch(req));
@@ -53,7 +56,7 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
     });
     r.post(`${base}/feedback`, async (req, res) => {
       const p = validate(feedbackSchema, paramsOf(req));
-      await usage.click(variant, p.feedback_data);
+      await usage.click(variant, p.feedback_data, clientOf(req));
       res.status(204).end();
     });
     r.post(`${base}/support-forward`, async (req, res) => {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { clientHash } from '../../shared/auth/client-hash.js';
 import { sessionHash } from '../../shared/auth/keyed-hash.js';
 import type { DocumentMetadata } from '../../shared/documents/document-metadata.js';
 import { AppError } from '../../shared/errors/app-error.js';
@@ -8,7 +9,7 @@ import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import { HEADING_FIELD, type IndexState } from '../../shared/search/engine/index-state.js';
 import { SearchTimeoutError, type SearchBudget } from '../../shared/search/engine/search-budget.js';
-import { applyClickBoosts } from '../../shared/search/hybrid/click-boost.js';
+import { applyClickBoosts, clickVisitors } from '../../shared/search/hybrid/click-boost.js';
 import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '../../shared/search/hybrid/fuse.js';
 import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
 import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
@@ -24,9 +25,17 @@ import { newEventId, type EventRecorder } from './event-recorder.js';
 
 export type Retrieval = 'hybrid' | 'keyword' | 'vector';
 
+/** What it takes for visitors' behaviour to change what everyone sees. */
+export interface LearningOptions {
+  /** Distinct client addresses (networks) behind clicks before they lift a result, behind a query before it is suggested. */
+  minClients: number;
+}
+
 export interface WidgetSearchRequest {
   uid: string;
   sessionId: string;
+  /** The client's address (req.ip): only its keyed hash is recorded. */
+  client: string;
   query: string;
   preview: boolean;
   device: Device;
@@ -101,6 +110,7 @@ export class WidgetSearchService {
     private readonly secret: string,
     private readonly recorder: EventRecorder,
     private readonly log: Logger,
+    private readonly learning: LearningOptions = { minClients: 3 },
   ) {}
 
   async configuration(variant: Variant, uid: string): Promise<ConfigurationRecord> {
@@ -151,7 +161,7 @@ export class WidgetSearchService {
     ];
     if (!req.preview) {
       this.recorder.search({
-        id: eventId, at: Date.now(), configurationUid: config.uid, variant, session, device: req.device,
+        id: eventId, at: Date.now(), configurationUid: config.uid, variant, session, client: clientHash(this.secret, req.client), device: req.device,
         query: req.query, normalized, resultCount: results.length,
       });
     }
@@ -198,10 +208,13 @@ export class WidgetSearchService {
     const budget = this.engine.budget();
     const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query, budget));
     // The click statistics are read while the legs rank; without them the ranking is still an answer.
-    const clicks = this.storage.events.clickSessions(config.uid, normalized).catch((err) => {
-      this.log.error({ err }, 'click statistics unavailable; ranking without click boosts');
-      return new Map<string, number>();
-    });
+    const clicks = this.storage.events.clickEvidence(config.uid, normalized).then(
+      (stats) => new Map([...stats].map(([target, e]) => [target, clickVisitors(e, this.learning.minClients)])),
+      (err) => {
+        this.log.error({ err }, 'click statistics unavailable; ranking without click boosts');
+        return new Map<string, number>();
+      },
+    );
     const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
     const fused =
       config.fusion === 'weighted'

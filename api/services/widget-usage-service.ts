@@ -1,3 +1,4 @@
+import { clientHash } from '../../shared/auth/client-hash.js';
 import { sessionHash } from '../../shared/auth/keyed-hash.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { FeedbackDataError, type FeedbackSigner } from '../../shared/feedback/feedback-token.js';
@@ -5,7 +6,7 @@ import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
-import { TARGET_SEPARATOR, VARIANT_NAMES, type WidgetSearchService } from './widget-search-service.js';
+import { TARGET_SEPARATOR, VARIANT_NAMES, type LearningOptions, type WidgetSearchService } from './widget-search-service.js';
 import type { EventRecorder } from './event-recorder.js';
 
 /** Everything of the search interface besides search itself: autocomplete, clicks, support forwards, top questions. */
@@ -16,6 +17,7 @@ export class WidgetUsageService {
     private readonly signer: FeedbackSigner,
     private readonly secret: string,
     private readonly recorder: EventRecorder,
+    private readonly learning: LearningOptions = { minClients: 3 },
   ) {}
 
   /**
@@ -34,13 +36,17 @@ export class WidgetUsageService {
       );
     }
     const prefix = normalizeQuery(query);
-    const found = prefix ? await this.storage.events.suggestions(config.uid, prefix, config.autocompleteMinSessions, limit) : [];
+    const min = { sessions: config.autocompleteMinSessions, clients: this.learning.minClients };
+    const found = prefix ? await this.storage.events.suggestions(config.uid, prefix, min, limit) : [];
     if (variant === 'ui') return { suggestions: found.map((suggestion) => ({ suggestion })) };
     return { suggestions: found.length ? found : null };
   }
 
-  /** Records a click on a result or reference; anything garbled, forged or from the other variant is a 400. */
-  async click(variant: Variant, feedbackData: string): Promise<void> {
+  /**
+   * Records a click on a result or reference; anything garbled, forged or from the other variant is a 400.
+   * `client` is the clicking client's address: only its keyed hash is recorded.
+   */
+  async click(variant: Variant, feedbackData: string, client: string): Promise<void> {
     let payload;
     try {
       payload = this.signer.verify(feedbackData);
@@ -55,7 +61,7 @@ export class WidgetUsageService {
     if (!(await this.storage.configurations.get(payload.c))) return; // the configuration was deleted since
     this.recorder.clicked(payload.e);
     await this.storage.events.recordClick({
-      at: Date.now(), configurationUid: payload.c, searchEventId: payload.e, session: payload.h, normalized: payload.q,
+      at: Date.now(), configurationUid: payload.c, searchEventId: payload.e, session: payload.h, client: clientHash(this.secret, client), normalized: payload.q,
       position: payload.p, target: payload.i ? `${payload.i}${TARGET_SEPARATOR}${payload.d}` : `answer${TARGET_SEPARATOR}${payload.d}`,
     });
   }

@@ -76,6 +76,7 @@ const envSchema = z.object({
   QDRANT_API_KEY: z.string().optional(),
   QUARRY_QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'use letters, digits, _ or -').default('quarry_sections'),
   QUARRY_EVENT_RETENTION_DAYS: int(1, 36500).default(400),
+  QUARRY_CONVERSATION_RETENTION_DAYS: int(1, 36500).default(90),
   QUARRY_RECONCILE_SECONDS: int(1, 86400).default(15),
   QUARRY_RECONCILE_GRACE_SECONDS: int(0, 86400).default(60),
   QUARRY_EMBEDDER: z.enum(['glove', 'openai', 'onnx']).default('glove'),
@@ -90,6 +91,7 @@ const envSchema = z.object({
   QUARRY_CRAWL_HOST_DELAY_MS: int(0, 60_000).default(250),
   QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
   QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
+  QUARRY_LEARNING_MIN_ADDRESSES: int(1, 1000).default(3),
   QUARRY_TRUST_PROXY: z.string().default('false'),
   QUARRY_GENERATION_CONCURRENCY: int(1, 1024).default(4),
   QUARRY_GENERATION_TIMEOUT_SECONDS: int(1, 3600).default(30),
@@ -123,6 +125,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
     /** A content or widget search that takes longer is cut off with 504; it yields the event loop meanwhile. */
     search: { timeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
+    /** Distinct client addresses (networks) behind a query before it is suggested, behind clicks before they lift a result. */
+    learning: { minClients: e.QUARRY_LEARNING_MIN_ADDRESSES },
     generation: {
       concurrency: e.QUARRY_GENERATION_CONCURRENCY,
       timeoutMs: e.QUARRY_GENERATION_TIMEOUT_SECONDS * 1000,
@@ -149,6 +153,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       poolSize: e.QUARRY_DATABASE_POOL,
       qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QUARRY_QDRANT_COLLECTION } : null,
       eventRetentionMs: e.QUARRY_EVENT_RETENTION_DAYS * 86_400_000,
+      /** Conversations without a turn for this long are dropped, with their turns. */
+      conversationRetentionMs: e.QUARRY_CONVERSATION_RETENTION_DAYS * 86_400_000,
     },
     auth: { masterKey: e.QUARRY_MASTER_KEY ?? null, secret: e.QUARRY_SECRET ?? null, sessionTtlMs: e.QUARRY_SESSION_TTL_HOURS * 3_600_000 },
     log: { level: e.QUARRY_LOG_LEVEL },

@@ -8,6 +8,7 @@ import { createEmbedder } from '../../shared/llm/create-embedder.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { LINE_BREAK } from '../../shared/search/render/paragraph-html.js';
 import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+import { clientAddress, widgetCall } from '../helpers/widget-client.js';
 
 let svc: TestService;
 /** The real default embedder, which a test can make fail for queries. */
@@ -39,6 +40,10 @@ async function widget(method: string, path: string, params: Record<string, unkno
 const search = (variant: string, query: string, session = 's1', extra: Record<string, unknown> = {}) =>
   widget('GET', `/v1/${variant}/search`, { uid: configs[variant], 'session-id': session, query, ...extra });
 const titles = (r: { body: { results: { title?: string }[] } }) => r.body.results.map((x) => x.title);
+/** Each named session its own client address: learning counts distinct addresses too (signal-trust.test.ts). */
+const addressOf = (session: string) => clientAddress([...session].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 5000, 7));
+const searchFrom = (variant: string, uid: string, query: string, session: string) =>
+  widgetCall(svc.url, 'GET', `/v1/${variant}/search`, { uid, 'session-id': session, query }, { from: addressOf(session) });
 
 async function createConfig(variant: 'tool' | 'ui', extra: Record<string, unknown> = {}) {
   const r = await svc.call('POST', '/v1/admin/configurations', { variant, name: `${variant} config`, indexes: ['kb'], result_count: 5, ...extra });
@@ -264,7 +269,7 @@ describe('autocomplete', () => {
       ['python secret plans', 'a'], ['python secret plans', 'a'], ['python secret plans', 'a'], ['python secret plans', 'a'],
       ['refund', 'a'], ['refund', 'b'], ['refund', 'd'],
     ];
-    for (const [q, s] of asks) await search(variant, q, s);
+    for (const [q, s] of asks) await searchFrom(variant, configs[variant], q, s);
     await search(variant, 'python preview only', 'a', { preview: true });
     await search(variant, 'python preview only', 'b', { preview: true });
     await search(variant, 'python preview only', 'c', { preview: true });
@@ -308,7 +313,7 @@ describe('feedback', () => {
 
   it('a result that several sessions keep choosing rises for that query; one session alone cannot move it', async () => {
     const uid = await createConfig('ui', { result_count: 6 });
-    const run = (query: string, session: string) => widget('GET', '/v1/ui/search', { uid, 'session-id': session, query });
+    const run = (query: string, session: string) => searchFrom('ui', uid, query, session);
     const query = 'python tutorial chapter';
     const initial = titles(await run(query, 'observer'));
     const fourth = initial[3];
@@ -316,14 +321,14 @@ describe('feedback', () => {
     for (let i = 0; i < 8; i++) {
       const r = await run(query, 'lonely');
       const hit = r.body.results.find((x: { title: string }) => x.title === fourth);
-      expect((await widget('POST', '/v1/ui/feedback', { type: 'click', feedback_data: hit.feedback_data })).status).toBe(204);
+      expect((await widgetCall(svc.url, 'POST', '/v1/ui/feedback', { type: 'click', feedback_data: hit.feedback_data }, { from: addressOf('lonely') })).status).toBe(204);
     }
     expect(titles(await run(query, 'observer'))).toEqual(initial);
     // Several sessions choosing it: it rises.
     for (const s of ['s2', 's3', 's4', 's5']) {
       const r = await run(query, s);
       const hit = r.body.results.find((x: { title: string }) => x.title === fourth);
-      await widget('POST', '/v1/ui/feedback', { type: 'click', feedback_data: hit.feedback_data });
+      await widgetCall(svc.url, 'POST', '/v1/ui/feedback', { type: 'click', feedback_data: hit.feedback_data }, { from: addressOf(s) });
     }
     const after = titles(await run(query, 'observer'));
     expect(after.indexOf(fourth)).toBeLessThan(3);

@@ -60,6 +60,27 @@ export function conversationStoreContract(name: string, make: MakeStorage) {
       expect((await s.conversations.turns('cfg', 'race', 10)).map((t) => t.question)).toEqual([`q${winner!.slice(1)}`]);
     });
 
+    it('retention drops conversations whose latest turn is older than the cut, with their turns', async () => {
+      await s.conversations.append('cfg', 'old', 'h', { question: 'q1', reply: 'r', references: [ref('https://a/1')], at: 1000 });
+      await s.conversations.append('cfg', 'old', 'h', { question: 'q2', reply: 'r', references: [], at: 1500 });
+      await s.conversations.append('cfg', 'revived', 'h', { question: 'q1', reply: 'r', references: [], at: 1000 });
+      await s.conversations.append('cfg', 'revived', 'h', { question: 'q2', reply: 'r', references: [], at: 5000 });
+      await s.conversations.append('other', 'old', 'h', { question: 'q', reply: 'r', references: [], at: 1200 });
+      await s.conversations.append('other', 'new', 'h', { question: 'q', reply: 'r', references: [], at: 4000 });
+      expect(await s.conversations.prune(1000)).toBe(0);
+      expect(await s.conversations.prune(2000)).toBe(2);
+      expect(await s.conversations.prune(2000)).toBe(0);
+      expect(await s.conversations.exists('cfg', 'old')).toBe(false);
+      expect(await s.conversations.turns('cfg', 'old', 10)).toEqual([]);
+      expect(await s.conversations.exists('other', 'old')).toBe(false);
+      // A conversation with a recent turn keeps all of its turns.
+      expect((await s.conversations.turns('cfg', 'revived', 10)).map((t) => t.question)).toEqual(['q1', 'q2']);
+      expect((await s.conversations.list('other', 0, 10_000)).map((c) => c.id)).toEqual(['new']);
+      // The id is free again: a new conversation under it starts from turn 1, for whichever session.
+      expect(await s.conversations.append('cfg', 'old', 'h2', { question: 'again', reply: 'r', references: [], at: 6000 })).toBe(true);
+      expect(await s.conversations.turns('cfg', 'old', 10)).toEqual([{ seq: 1, question: 'again', reply: 'r', references: [], at: 6000 }]);
+    });
+
     it('numbers turns one after another when two hosts append at once', async () => {
       const other = await h.open();
       await Promise.all(Array.from({ length: 12 }, (_, i) =>

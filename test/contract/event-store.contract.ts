@@ -6,6 +6,8 @@ import { apply, DAY, EventModel, randomOps, ranges, type Op } from './event-mode
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const T0 = Date.UTC(2024, 2, 10);
+/** Suggestion minimums with no address required: events recorded without one (tools, imports). */
+const min = (sessions: number) => ({ sessions, clients: 0 });
 const CFGS = ['cfg-a', 'cfg-b'];
 
 const search = (id: string, at: number, session: string, normalized: string, resultCount = 3, cfg = 'cfg-a'): SearchEvent => ({
@@ -51,11 +53,71 @@ export function eventStoreContract(name: string, make: MakeStorage) {
       expect(await s.events.queryCount('cfg-a')).toBe(8);
       expect(await s.events.queryCount('cfg-b')).toBe(1);
       expect(await s.events.queryCount('cfg-c')).toBe(0);
-      expect(await s.events.suggestions('cfg-a', 'inst', 2, 10)).toEqual(['install', 'instant guide']);
-      expect(await s.events.suggestions('cfg-a', 'inst', 3, 10)).toEqual(['instant guide']);
-      expect(await s.events.suggestions('cfg-a', 'inst', 1, 2)).toEqual(['install', 'instant guide']);
-      expect(await s.events.suggestions('cfg-a', '', 1, 10)).toEqual(['install', 'instant guide', 'instant', 'other']);
-      expect(await s.events.suggestions('cfg-a', 'x', 1, 10)).toEqual([]);
+      expect(await s.events.suggestions('cfg-a', 'inst', min(2), 10)).toEqual(['install', 'instant guide']);
+      expect(await s.events.suggestions('cfg-a', 'inst', min(3), 10)).toEqual(['instant guide']);
+      expect(await s.events.suggestions('cfg-a', 'inst', min(1), 2)).toEqual(['install', 'instant guide']);
+      expect(await s.events.suggestions('cfg-a', '', min(1), 10)).toEqual(['install', 'instant guide', 'instant', 'other']);
+      expect(await s.events.suggestions('cfg-a', 'x', min(1), 10)).toEqual([]);
+    });
+
+    it('counts distinct client addresses beside sessions: suggestions need both minimums, blocked ones never show', async () => {
+      const from = (e: SearchEvent, client?: string) => ({ ...e, ...(client ? { client } : {}) });
+      await s.events.recordSearches([
+        // One address, many invented sessions.
+        ...Array.from({ length: 6 }, (_, i) => from(search(`spam-${i}`, T0 + i, `bot-${i}`, 'buy pills'), 'ip-bot')),
+        from(search('v1', T0 + 10, 'h1', 'buy shoes'), 'ip-1'), from(search('v2', T0 + 11, 'h2', 'buy shoes'), 'ip-2'),
+        from(search('v3', T0 + 12, 'h3', 'buy shoes'), 'ip-3'), from(search('v4', T0 + 13, 'h3', 'buy shoes'), 'ip-3'),
+        from(search('w1', T0 + 14, 'h1', 'buy socks'), 'ip-1'), from(search('w2', T0 + 15, 'h2', 'buy socks'), 'ip-2'),
+        from(search('w3', T0 + 16, 'h4', 'buy socks'), 'ip-2'), search('w4', T0 + 17, 'h5', 'buy socks'),
+      ]);
+      // The same event again (a retried batch) counts nothing twice.
+      await s.events.recordSearches([from(search('v1', T0 + 10, 'h9', 'buy shoes'), 'ip-9')]);
+      expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 2, clients: 1 }, 10)).toEqual(['buy shoes', 'buy socks', 'buy pills']);
+      expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 2, clients: 2 }, 10)).toEqual(['buy shoes', 'buy socks']);
+      expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 2, clients: 3 }, 10)).toEqual(['buy shoes']);
+      expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 4, clients: 2 }, 10)).toEqual(['buy socks']);
+
+      await s.events.blockSuggestion('cfg-a', 'buy shoes', T0);
+      await s.events.blockSuggestion('cfg-a', 'buy shoes', T0 + 1);
+      await s.events.blockSuggestion('cfg-a', 'another', T0);
+      expect(await s.events.blockedSuggestions('cfg-a')).toEqual(['another', 'buy shoes']);
+      expect(await s.events.blockedSuggestions('cfg-b')).toEqual([]);
+      expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 2, clients: 2 }, 10)).toEqual(['buy socks']);
+      expect(await s.events.unblockSuggestion('cfg-a', 'buy shoes')).toBe(true);
+      expect(await s.events.unblockSuggestion('cfg-a', 'buy shoes')).toBe(false);
+      expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 2, clients: 2 }, 10)).toEqual(['buy shoes', 'buy socks']);
+    });
+
+    it('retention drops what was learnt from queries and clicks not repeated since the cut', async () => {
+      const from = (e: SearchEvent, client: string) => ({ ...e, client });
+      const both = { sessions: 1, clients: 1 };
+      await s.events.recordSearches([
+        from(search('o1', T0, 'h1', 'old query'), 'ip-1'), from(search('o2', T0, 'h1', 'renewed query'), 'ip-1'),
+        from(search('n1', T0 + 2 * DAY, 'h2', 'renewed query'), 'ip-2'),
+      ]);
+      await s.events.recordClick({ ...click('o1', T0 + 1, 'h1', 1, 'idx\u0000d1', 'cfg-a', 'old query'), client: 'ip-1' });
+      await s.events.recordClick({ ...click('o2', T0 + 1, 'h1', 1, 'idx\u0000d1', 'cfg-a', 'renewed query'), client: 'ip-1' });
+      await s.events.recordClick({ ...click('n1', T0 + 2 * DAY, 'h2', 1, 'idx\u0000d1', 'cfg-a', 'renewed query'), client: 'ip-2' });
+      await s.events.prune(T0 + DAY);
+      expect(await s.events.suggestions('cfg-a', '', both, 10)).toEqual(['renewed query']);
+      // Kept statistics keep their counts: both sessions and addresses, the pruned day's too.
+      expect(await s.events.suggestions('cfg-a', '', { sessions: 2, clients: 2 }, 10)).toEqual(['renewed query']);
+      expect(await s.events.clickEvidence('cfg-a', 'old query')).toEqual(new Map());
+      expect(await s.events.clickEvidence('cfg-a', 'renewed query')).toEqual(new Map([['idx\u0000d1', { sessions: 2, clients: 2 }]]));
+      // Learnt afresh, the old query counts its sessions and addresses from nothing.
+      await s.events.recordSearches([from(search('o3', T0 + 3 * DAY, 'h1', 'old query'), 'ip-1')]);
+      expect(await s.events.suggestions('cfg-a', 'old', both, 10)).toEqual(['old query']);
+      expect(await s.events.suggestions('cfg-a', 'old', { sessions: 1, clients: 2 }, 10)).toEqual([]);
+    });
+
+    it('learns distinct sessions and distinct client addresses per clicked target', async () => {
+      await s.events.recordSearches([search('s1', T0, 'h1', 'q'), search('s2', T0, 'h2', 'q'), search('s3', T0, 'h3', 'q')]);
+      const at = (id: string, session: string, client?: string) => ({ ...click(id, T0 + 5, session, 1), ...(client ? { client } : {}) });
+      expect(await s.events.recordClick(at('s1', 'h1', 'ip-1'))).toBe(true);
+      expect(await s.events.recordClick(at('s2', 'h2', 'ip-1'))).toBe(true);
+      expect(await s.events.recordClick(at('s3', 'h3', 'ip-2'))).toBe(true);
+      expect(await s.events.recordClick(at('s3', 'h3', 'ip-3'))).toBe(false);
+      expect(await s.events.clickEvidence('cfg-a', 'q')).toEqual(new Map([['idx\u0000d1', { sessions: 3, clients: 2 }]]));
     });
 
     it('records a click once per search, session and position, and learns distinct sessions per target', async () => {
@@ -65,8 +127,8 @@ export function eventStoreContract(name: string, make: MakeStorage) {
       expect(await s.events.recordClick(click('s1', T0 + 7, 'h1', 2))).toBe(true);
       expect(await s.events.recordClick(click('s2', T0 + 8, 'h2', 1))).toBe(true);
       expect(await s.events.recordClick(click('s2', T0 + 9, 'h2', 3, 'idx\u0000d2'))).toBe(true);
-      expect(await s.events.clickSessions('cfg-a', 'q')).toEqual(new Map([['idx\u0000d1', 2], ['idx\u0000d2', 1]]));
-      expect(await s.events.clickSessions('cfg-a', 'other')).toEqual(new Map());
+      expect(await s.events.clickEvidence('cfg-a', 'q')).toEqual(new Map([['idx\u0000d1', { sessions: 2, clients: 0 }], ['idx\u0000d2', { sessions: 1, clients: 0 }]]));
+      expect(await s.events.clickEvidence('cfg-a', 'other')).toEqual(new Map());
     });
 
     it('aggregates insights over a range', async () => {
@@ -185,10 +247,14 @@ export function eventStoreContract(name: string, make: MakeStorage) {
       await s.events.recordClick(click('a1', T0 + 1, 'h1', 1));
       await s.events.recordClick(click('b1', T0 + 1, 'h1', 1, 'idx\u0000d1', 'cfg-b'));
       await s.events.recordSupportForward({ at: T0, configurationUid: 'cfg-a', url: 'u', session: null, device: 'desktop' });
+      await s.events.blockSuggestion('cfg-a', 'gone', T0);
+      await s.events.blockSuggestion('cfg-b', 'kept', T0);
       await s.events.forget('cfg-a');
       expect(await s.events.queryCount('cfg-a')).toBe(0);
-      expect(await s.events.suggestions('cfg-a', '', 1, 10)).toEqual([]);
-      expect(await s.events.clickSessions('cfg-a', 'q')).toEqual(new Map());
+      expect(await s.events.suggestions('cfg-a', '', min(1), 10)).toEqual([]);
+      expect(await s.events.clickEvidence('cfg-a', 'q')).toEqual(new Map());
+      expect(await s.events.blockedSuggestions('cfg-a')).toEqual([]);
+      expect(await s.events.blockedSuggestions('cfg-b')).toEqual(['kept']);
       expect(await s.events.insights('cfg-a', T0 - DAY, T0 + DAY)).toMatchObject({ searches: 0, sessions: 0, clicks: 0, supportForwards: 0, byDay: [] });
       expect(await s.events.insights('cfg-b', T0 - DAY, T0 + DAY)).toMatchObject({ searches: 1, sessions: 1, clicks: 1 });
       expect(await s.events.recordClick(click('a1', T0 + 1, 'h1', 1))).toBe(true);

@@ -9,6 +9,7 @@ import { OpenAiChatModel } from '../../shared/llm/adapters/openai-chat-model.js'
 import { PHONE, expectNoSeriousA11yViolations, launchBrowser, screenshot, type TestBrowser, type WatchedPage } from '../helpers/browser.js';
 import { HOST_SCRIPT, hostPage, startHostServer, type HostServer } from '../helpers/host-page.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+import { clientAddress, widgetCall } from '../helpers/widget-client.js';
 
 const INDEX = 'docs';
 const PAGES = [
@@ -73,9 +74,9 @@ beforeAll(async () => {
   });
   expect(answer.status).toBe(201);
   for (const page of ['refunds', 'support']) host.set(`/docs/${page}`, { type: 'text/html', body: `<!doctype html><html lang="en"><title>${page}</title><h1>${page}</h1></html>` });
-  // Autocomplete shows only what at least three sessions asked: three visitors asked before.
-  for (const session of ['seed-1', 'seed-2', 'seed-3']) {
-    const r = await fetch(`${svc.url}/v1/ui/search?${new URLSearchParams({ uid, query: SEEDED_QUERY, 'session-id': session, device: 'desktop' })}`);
+  // Autocomplete shows only what at least three sessions asked from three addresses: three visitors asked before.
+  for (const [n, session] of ['seed-1', 'seed-2', 'seed-3'].entries()) {
+    const r = await widgetCall(svc.url, 'GET', '/v1/ui/search', { uid, query: SEEDED_QUERY, 'session-id': session, device: 'desktop' }, { from: clientAddress(n) });
     expect(r.status).toBe(200);
   }
   await svc.flushEvents();

@@ -1,6 +1,7 @@
 /**
  * How clicks reorder results for a query. A result's learnt boost grows with the number of distinct
- * sessions that chose it for that (normalized) query, damped so that:
+ * visitors (clickVisitors: sessions, each client address counted once) that chose it for that
+ * (normalized) query, damped so that:
  * - the first session counts for nothing: one user, however often they click, cannot move a result;
  * - it saturates: boost = MAX_BOOST * n / (n + HALF), n = sessions - 1, so a flood of sessions
  *   cannot bury results that match better.
@@ -9,6 +10,15 @@
  */
 export const MAX_BOOST = 0.5;
 export const HALF = 3;
+
+/**
+ * How many independent visitors a click statistic stands for. Session ids are the client's to choose,
+ * so one client can invent any number of them: each distinct client address (network) counts once, and
+ * below `minClients` addresses the statistic counts for nothing at all.
+ */
+export function clickVisitors(evidence: { sessions: number; clients: number }, minClients: number): number {
+  return evidence.clients < minClients ? 0 : Math.min(evidence.sessions, evidence.clients);
+}
 
 export function clickBoost(sessions: number): number {
   const n = Math.max(0, sessions - 1);

@@ -36,4 +36,6 @@ export interface ConversationStore {
   append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): Promise<boolean>;
   /** Conversations with a turn in [from, to). */
   list(configurationUid: string, from: number, to: number): Promise<ConversationSummary[]>;
+  /** Retention: drops conversations whose latest turn is before `before` (ms epoch), turns and all; returns how many. */
+  prune(before: number): Promise<number>;
 }

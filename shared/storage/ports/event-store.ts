@@ -10,6 +10,11 @@ export interface SearchEvent {
   variant: Variant;
   /** Keyed hash of the client's session id; the raw id is never stored. */
   session: string;
+  /**
+   * Keyed hash of the client's network address (clientHash); the raw address is never stored. Absent
+   * (events a tool recorded), the event counts toward no address.
+   */
+  client?: string;
   device: Device;
   query: string;
   /** Normalized query: the key of autocomplete and click statistics. */
@@ -22,6 +27,8 @@ export interface ClickEvent {
   configurationUid: string;
   searchEventId: string;
   session: string;
+  /** Keyed hash of the clicking client's network address, as on SearchEvent. */
+  client?: string;
   normalized: string;
   position: number;
   /** `<index uid>\u0000<document uid>` */
@@ -84,6 +91,12 @@ export interface InsightsOptions {
   limit?: number;
 }
 
+/** How many distinct sessions and distinct client addresses stand behind a learnt signal. */
+export interface Evidence {
+  sessions: number;
+  clients: number;
+}
+
 /**
  * Usage events and the statistics learnt from them (autocomplete, click boosts). Separate from
  * documents: losing the last second of events on a power cut is acceptable, so it commits cheaply.
@@ -96,13 +109,26 @@ export interface EventStore {
   recordGeneration(event: GenerationEvent): Promise<void>;
   /** Searches recorded for a configuration (what the autocomplete minimum counts). */
   queryCount(configurationUid: string): Promise<number>;
-  /** Earlier queries starting with `prefix`, asked by at least `minSessions` sessions, most asked first. */
-  suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number): Promise<string[]>;
-  /** Distinct sessions that clicked each target for a normalized query. */
-  clickSessions(configurationUid: string, normalized: string): Promise<Map<string, number>>;
+  /**
+   * Earlier queries starting with `prefix`, asked by at least `min.sessions` distinct sessions from at
+   * least `min.clients` distinct client addresses, not blocked; asked from the most addresses first,
+   * then the most often.
+   */
+  suggestions(configurationUid: string, prefix: string, min: Evidence, limit: number): Promise<string[]>;
+  /** Distinct sessions and distinct client addresses that clicked each target for a normalized query. */
+  clickEvidence(configurationUid: string, normalized: string): Promise<Map<string, Evidence>>;
+  /** Normalized queries an operator keeps out of the suggestions, sorted. */
+  blockedSuggestions(configurationUid: string): Promise<string[]>;
+  /** Keeps a normalized query out of the suggestions (again: no change). */
+  blockSuggestion(configurationUid: string, normalized: string, at: number): Promise<void>;
+  /** Lets it be suggested again; false when it was not blocked. */
+  unblockSuggestion(configurationUid: string, normalized: string): Promise<boolean>;
   insights(configurationUid: string, from: number, to: number, options?: InsightsOptions): Promise<Insights>;
-  /** Drops everything recorded for a configuration. */
+  /** Drops everything recorded for a configuration, its blocked suggestions included. */
   forget(configurationUid: string): Promise<void>;
-  /** Drops raw events recorded before `before` (ms epoch); returns how many went. */
+  /**
+   * Retention: drops raw events recorded before `before` (ms epoch), and what was learnt from queries and
+   * clicks not repeated since (suggestions, click boosts); returns how many raw events went.
+   */
   prune(before: number): Promise<number>;
 }

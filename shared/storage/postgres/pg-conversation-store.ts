@@ -57,6 +57,22 @@ export class PgConversationStore implements ConversationStore {
     });
   }
 
+  async prune(before: number): Promise<number> {
+    return inTransaction(this.pool, async (c) => {
+      // The conversations' rows first, locked as an append locks them: a turn appended meanwhile either
+      // committed before (the conversation is not stale) or recreates the conversation after.
+      const gone = await c.query<{ configuration_uid: string; id: string }>(
+        `DELETE FROM conversations WHERE updated_at < $1 RETURNING configuration_uid, id`, [before]);
+      if (gone.rowCount === 0) return 0;
+      await c.query(
+        `DELETE FROM conversation_turns t USING unnest($1::text[], $2::text[]) AS g(c, i)
+         WHERE t.configuration_uid = g.c AND t.conversation_id = g.i`,
+        [gone.rows.map((r) => r.configuration_uid), gone.rows.map((r) => r.id)],
+      );
+      return gone.rowCount ?? 0;
+    });
+  }
+
   async list(uid: string, from: number, to: number): Promise<ConversationSummary[]> {
     const { rows } = await this.pool.query<{ id: string; latest_url: string | null; updated_at: number; turns: number }>(
       `SELECT c.id, c.latest_url, c.updated_at,

@@ -48,8 +48,30 @@ export async function pgPruneEvents(pool: pg.Pool, before: number): Promise<numb
     for (const table of ['event_hours', 'click_hours']) await c.query(`DELETE FROM ${table} WHERE hour <= $1`, [hour]);
     await rebuild(c, before, day, dayEnd, hour, hourEnd);
     await pruneDistinct(c);
+    await pruneLearnt(c, before);
     return removed;
   });
+}
+
+/** What was learnt from queries and clicks nobody repeated since `before`: its sessions and addresses too. */
+async function pruneLearnt(c: pg.PoolClient, before: number) {
+  const queries = await c.query<{ c: string; q: string }>(
+    `DELETE FROM query_stats WHERE last_at < $1 RETURNING configuration_uid AS c, query AS q`, [before]);
+  for (const table of ['query_sessions', 'query_clients']) {
+    await c.query(
+      `DELETE FROM ${table} t USING unnest($1::text[], $2::text[]) AS g(c, q) WHERE t.configuration_uid = g.c AND t.query = g.q`,
+      [queries.rows.map((r) => r.c), queries.rows.map((r) => r.q)],
+    );
+  }
+  const clicks = await c.query<{ c: string; q: string; t: Buffer }>(
+    `DELETE FROM click_stats WHERE last_at < $1 RETURNING configuration_uid AS c, query AS q, target AS t`, [before]);
+  for (const table of ['click_sessions', 'click_clients']) {
+    await c.query(
+      `DELETE FROM ${table} x USING unnest($1::text[], $2::text[], $3::bytea[]) AS g(c, q, t)
+       WHERE x.configuration_uid = g.c AND x.query = g.q AND x.target = g.t`,
+      [clicks.rows.map((r) => r.c), clicks.rows.map((r) => r.q), clicks.rows.map((r) => r.t)],
+    );
+  }
 }
 
 /** The rollups of day `day` and hour `hour` from their raw events (all at or after `before` now). */

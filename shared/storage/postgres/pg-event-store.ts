@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type {
-  ClickEvent, EventStore, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
+  ClickEvent, EventStore, Evidence, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
 } from '../ports/event-store.js';
 import { HOUR_MS } from '../local-days.js';
 import { DISTINCT_CLICKED_SEARCHES, DISTINCT_SESSION_HOURS, DISTINCT_SESSIONS, recordDistinct } from './pg-distinct-days.js';
@@ -12,8 +12,8 @@ export const DAY_MS = 86_400_000;
 const dayOf = (at: number) => Math.floor(at / DAY_MS);
 const hourOf = (at: number) => Math.floor(at / HOUR_MS);
 const FORGET_TABLES = [
-  'searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_totals', 'click_stats',
-  'click_sessions', 'event_hours', 'click_hours', 'query_days', 'distinct_keys', 'distinct_pairs',
+  'searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_clients', 'query_totals', 'click_stats',
+  'click_sessions', 'click_clients', 'blocked_suggestions', 'event_hours', 'click_hours', 'query_days', 'distinct_keys', 'distinct_pairs',
 ];
 
 /** Adds to the counters of one event_hours row (created when missing). */
@@ -24,6 +24,19 @@ async function addToHour(c: pg.PoolClient, configurationUid: string, at: number,
      ON CONFLICT (configuration_uid, hour, device) DO UPDATE SET ${columns.map((k) => `${k} = t.${k} + excluded.${k}`).join(', ')}`,
     [configurationUid, hourOf(at), device, ...Object.values(counts)],
   );
+}
+
+/** Adds (configuration, query, member) rows to a per-query set table; how many were new per (configuration, query). */
+async function addMembers(c: pg.PoolClient, table: 'query_sessions' | 'query_clients', column: 'session' | 'client', rows: { c: string; query: string; member: string }[]) {
+  const { rows: added } = await c.query<{ c: string; query: string; n: number }>(
+    `WITH ins AS (
+       INSERT INTO ${table} (configuration_uid, query, ${column})
+       SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) ORDER BY 1, 2, 3
+       ON CONFLICT DO NOTHING RETURNING configuration_uid, query)
+     SELECT configuration_uid AS c, query, count(*) AS n FROM ins GROUP BY 1, 2`,
+    [rows.map((r) => r.c), rows.map((r) => r.query), rows.map((r) => r.member)],
+  );
+  return added;
 }
 
 /**
@@ -70,28 +83,27 @@ export class PgEventStore implements EventStore {
       );
       const earlyClicks = new Map(early.rows.map((r) => [r.search_id, r.n]));
 
-      const newSessions = await c.query<{ c: string; query: string; n: number }>(
-        `WITH ins AS (
-           INSERT INTO query_sessions (configuration_uid, query, session)
-           SELECT DISTINCT * FROM unnest($1::text[], $2::text[], $3::text[]) ORDER BY 1, 2, 3
-           ON CONFLICT DO NOTHING RETURNING configuration_uid, query)
-         SELECT configuration_uid AS c, query, count(*) AS n FROM ins GROUP BY 1, 2`,
-        [rows.map((r) => r.c), rows.map((r) => r.normalized), rows.map((r) => r.session)],
-      );
-      const stats = new Map<string, { c: string; query: string; searches: number; sessions: number }>();
+      const newSessions = await addMembers(c, 'query_sessions', 'session', rows.map((r) => ({ c: r.c, query: r.normalized, member: r.session })));
+      const clientOf = new Map(list.map((e) => [e.id, e.client]));
+      const newClients = await addMembers(c, 'query_clients', 'client',
+        rows.filter((r) => clientOf.get(r.id)).map((r) => ({ c: r.c, query: r.normalized, member: clientOf.get(r.id)! })));
+      const stats = new Map<string, { c: string; query: string; searches: number; sessions: number; clients: number; last: number }>();
       for (const r of rows) {
         const k = `${r.c}\u0000${r.normalized}`;
-        const s = stats.get(k) ?? { c: r.c, query: r.normalized, searches: 0, sessions: 0 };
+        const s = stats.get(k) ?? { c: r.c, query: r.normalized, searches: 0, sessions: 0, clients: 0, last: 0 };
         s.searches++;
+        s.last = Math.max(s.last, Number(r.at));
         stats.set(k, s);
       }
-      for (const r of newSessions.rows) stats.get(`${r.c}\u0000${r.query}`)!.sessions += r.n;
+      for (const r of newSessions) stats.get(`${r.c}\u0000${r.query}`)!.sessions += Number(r.n);
+      for (const r of newClients) stats.get(`${r.c}\u0000${r.query}`)!.clients += Number(r.n);
       const s = [...stats.values()];
       await c.query(
-        `INSERT INTO query_stats AS t (configuration_uid, query, searches, sessions)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) ORDER BY 1, 2
-         ON CONFLICT (configuration_uid, query) DO UPDATE SET searches = t.searches + excluded.searches, sessions = t.sessions + excluded.sessions`,
-        [s.map((x) => x.c), s.map((x) => x.query), s.map((x) => x.searches), s.map((x) => x.sessions)],
+        `INSERT INTO query_stats AS t (configuration_uid, query, searches, sessions, clients, last_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[]) ORDER BY 1, 2
+         ON CONFLICT (configuration_uid, query) DO UPDATE SET searches = t.searches + excluded.searches, sessions = t.sessions + excluded.sessions,
+           clients = t.clients + excluded.clients, last_at = greatest(t.last_at, excluded.last_at)`,
+        [s.map((x) => x.c), s.map((x) => x.query), s.map((x) => x.searches), s.map((x) => x.sessions), s.map((x) => x.clients), s.map((x) => x.last)],
       );
       await c.query(
         `INSERT INTO query_totals AS t (configuration_uid, searches)
@@ -137,13 +149,18 @@ export class PgEventStore implements EventStore {
         `INSERT INTO click_sessions (configuration_uid, query, target, session) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
         [e.configurationUid, normalized, target, session],
       );
-      if (learnt.rowCount) {
-        await c.query(
-          `INSERT INTO click_stats AS t (configuration_uid, query, target, sessions) VALUES ($1, $2, $3, 1)
-           ON CONFLICT (configuration_uid, query, target) DO UPDATE SET sessions = t.sessions + 1`,
-          [e.configurationUid, normalized, target],
-        );
-      }
+      const fromNewClient = e.client
+        ? await c.query(
+          `INSERT INTO click_clients (configuration_uid, query, target, client) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+          [e.configurationUid, normalized, target, e.client],
+        )
+        : { rowCount: 0 };
+      await c.query(
+        `INSERT INTO click_stats AS t (configuration_uid, query, target, sessions, clients, last_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (configuration_uid, query, target) DO UPDATE
+           SET sessions = t.sessions + excluded.sessions, clients = t.clients + excluded.clients, last_at = greatest(t.last_at, excluded.last_at)`,
+        [e.configurationUid, normalized, target, learnt.rowCount ?? 0, fromNewClient.rowCount ?? 0, e.at],
+      );
       await recordDistinct(c, DISTINCT_CLICKED_SEARCHES, [{ configurationUid: e.configurationUid, key: e.searchEventId, day: dayOf(e.at) }]);
       if (search) {
         await c.query(
@@ -212,22 +229,41 @@ export class PgEventStore implements EventStore {
     return rows[0]?.n ?? 0;
   }
 
-  async suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number): Promise<string[]> {
+  async suggestions(configurationUid: string, prefix: string, min: Evidence, limit: number): Promise<string[]> {
     const p = pgText(prefix);
     const { rows } = await this.pool.query<{ query: string }>(
-      `SELECT query FROM query_stats WHERE configuration_uid = $1 AND query >= $2 AND query < $3 AND sessions >= $4
-       ORDER BY searches DESC, query LIMIT $5`,
-      [configurationUid, p, p + '\u{10ffff}', minSessions, limit],
+      `SELECT query FROM query_stats s WHERE configuration_uid = $1 AND query >= $2 AND query < $3 AND sessions >= $4 AND clients >= $5
+         AND NOT EXISTS (SELECT 1 FROM blocked_suggestions b WHERE b.configuration_uid = s.configuration_uid AND b.query = s.query)
+       ORDER BY clients DESC, searches DESC, query LIMIT $6`,
+      [configurationUid, p, p + '\u{10ffff}', min.sessions, min.clients, limit],
     );
     return rows.map((r) => r.query);
   }
 
-  async clickSessions(configurationUid: string, normalized: string): Promise<Map<string, number>> {
-    const { rows } = await this.pool.query<{ target: Buffer; sessions: number }>(
-      `SELECT target, sessions FROM click_stats WHERE configuration_uid = $1 AND query = $2`,
+  async clickEvidence(configurationUid: string, normalized: string): Promise<Map<string, Evidence>> {
+    const { rows } = await this.pool.query<{ target: Buffer; sessions: string; clients: string }>(
+      `SELECT target, sessions, clients FROM click_stats WHERE configuration_uid = $1 AND query = $2`,
       [configurationUid, pgText(normalized)],
     );
-    return new Map(rows.map((r) => [r.target.toString('utf8'), r.sessions]));
+    return new Map(rows.map((r) => [r.target.toString('utf8'), { sessions: Number(r.sessions), clients: Number(r.clients) }]));
+  }
+
+  async blockedSuggestions(configurationUid: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ query: string }>(
+      `SELECT query FROM blocked_suggestions WHERE configuration_uid = $1 ORDER BY query`, [configurationUid]);
+    return rows.map((r) => r.query);
+  }
+
+  async blockSuggestion(configurationUid: string, normalized: string, at: number): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO blocked_suggestions (configuration_uid, query, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [configurationUid, pgText(normalized), at],
+    );
+  }
+
+  async unblockSuggestion(configurationUid: string, normalized: string): Promise<boolean> {
+    const r = await this.pool.query(`DELETE FROM blocked_suggestions WHERE configuration_uid = $1 AND query = $2`, [configurationUid, pgText(normalized)]);
+    return (r.rowCount ?? 0) > 0;
   }
 
   insights(configurationUid: string, from: number, to: number, options: InsightsOptions = {}): Promise<Insights> {

@@ -372,6 +372,37 @@ export const POSTGRES_MIGRATIONS: string[] = [
   ALTER TABLE source_frontier ADD COLUMN outcome text;
   CREATE INDEX source_pages_problems ON source_pages (source_uid, last_seen_crawl DESC, url) WHERE status <> 'indexed';
   `,
+  // Learning counts distinct client addresses (keyed hashes) beside sessions, which clients choose;
+  // operators block suggestions; last_at lets retention drop statistics nobody renewed. Rows from
+  // before count no address (they cannot be told from invented sessions) and are as old as this migration.
+  `
+  -- A non-volatile default is evaluated once and kept in the catalogue: no table rewrite.
+  ALTER TABLE query_stats ADD COLUMN clients bigint NOT NULL DEFAULT 0,
+    ADD COLUMN last_at bigint NOT NULL DEFAULT (extract(epoch FROM now()) * 1000)::bigint;
+  ALTER TABLE click_stats ADD COLUMN clients bigint NOT NULL DEFAULT 0,
+    ADD COLUMN last_at bigint NOT NULL DEFAULT (extract(epoch FROM now()) * 1000)::bigint;
+  CREATE INDEX query_stats_last ON query_stats (last_at);
+  CREATE INDEX click_stats_last ON click_stats (last_at);
+  CREATE TABLE query_clients (
+    configuration_uid text COLLATE "C" NOT NULL,
+    query text COLLATE "C" NOT NULL,
+    client text COLLATE "C" NOT NULL,
+    PRIMARY KEY (configuration_uid, query, client)
+  );
+  CREATE TABLE click_clients (
+    configuration_uid text COLLATE "C" NOT NULL,
+    query text COLLATE "C" NOT NULL,
+    target bytea NOT NULL,
+    client text COLLATE "C" NOT NULL,
+    PRIMARY KEY (configuration_uid, query, target, client)
+  );
+  CREATE TABLE blocked_suggestions (
+    configuration_uid text COLLATE "C" NOT NULL,
+    query text COLLATE "C" NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (configuration_uid, query)
+  );
+  `,
 ];
 
 /**

@@ -286,6 +286,41 @@ export const EVENT_MIGRATIONS: Migration[] = [
     PRIMARY KEY (configuration_uid, query, target, session)
   ) WITHOUT ROWID;
   `,
+  // Learning counts distinct client addresses (keyed hashes) beside sessions, which clients choose;
+  // operators block suggestions; last_at lets retention drop statistics nobody renewed. Rows from
+  // before count no address (they cannot be told from invented sessions) and are as old as this migration.
+  (db) => {
+    db.exec(`
+      ALTER TABLE query_stats ADD COLUMN clients INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE query_stats ADD COLUMN last_at INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE query_clients (
+        configuration_uid TEXT NOT NULL,
+        query TEXT NOT NULL,
+        client TEXT NOT NULL,
+        PRIMARY KEY (configuration_uid, query, client)
+      ) WITHOUT ROWID;
+      ALTER TABLE click_stats ADD COLUMN clients INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE click_stats ADD COLUMN last_at INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE click_clients (
+        configuration_uid TEXT NOT NULL,
+        query TEXT NOT NULL,
+        target TEXT NOT NULL,
+        client TEXT NOT NULL,
+        PRIMARY KEY (configuration_uid, query, target, client)
+      ) WITHOUT ROWID;
+      CREATE INDEX query_stats_last ON query_stats (last_at);
+      CREATE INDEX click_stats_last ON click_stats (last_at);
+      CREATE TABLE blocked_suggestions (
+        configuration_uid TEXT NOT NULL,
+        query TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (configuration_uid, query)
+      ) WITHOUT ROWID;
+    `);
+    const now = Date.now();
+    db.prepare(`UPDATE query_stats SET last_at = ?`).run(now);
+    db.prepare(`UPDATE click_stats SET last_at = ?`).run(now);
+  },
 ];
 
 export function migrate(db: Db, migrations: Migration[]): void {

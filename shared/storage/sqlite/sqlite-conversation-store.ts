@@ -63,6 +63,16 @@ export class SqliteConversationStore implements ConversationStore {
     });
   }
 
+  async prune(before: number) {
+    return immediate(this.db, () => {
+      this.db.prepare(
+        `DELETE FROM conversation_turns WHERE (configuration_uid, conversation_id) IN
+           (SELECT configuration_uid, id FROM conversations WHERE updated_at < ?)`,
+      ).run(before);
+      return this.db.prepare(`DELETE FROM conversations WHERE updated_at < ?`).run(before).changes;
+    });
+  }
+
   async list(uid: string, from: number, to: number) {
     return this.q.list.all(uid, from, to).map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at, turns: r.turns }));
   }

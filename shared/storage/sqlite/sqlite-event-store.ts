@@ -1,5 +1,5 @@
 import type {
-  ClickEvent, Device, EventStore, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
+  ClickEvent, Device, EventStore, Evidence, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
 } from '../ports/event-store.js';
 import { dayIndex, HOUR_MS, localDaysAround } from '../local-days.js';
 import type Database from 'better-sqlite3';
@@ -17,9 +17,11 @@ export class SqliteEventStore implements EventStore {
          VALUES (@id, @at, @configurationUid, @variant, @session, @device, @query, @normalized, @resultCount)`,
       ),
       querySession: db.prepare(`INSERT OR IGNORE INTO query_sessions (configuration_uid, query, session) VALUES (?, ?, ?)`),
+      queryClient: db.prepare(`INSERT OR IGNORE INTO query_clients (configuration_uid, query, client) VALUES (?, ?, ?)`),
       queryStat: db.prepare(
-        `INSERT INTO query_stats (configuration_uid, query, searches, sessions) VALUES (?, ?, 1, ?)
-         ON CONFLICT DO UPDATE SET searches = searches + 1, sessions = sessions + excluded.sessions`,
+        `INSERT INTO query_stats (configuration_uid, query, searches, sessions, clients, last_at) VALUES (?, ?, 1, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET searches = searches + 1, sessions = sessions + excluded.sessions, clients = clients + excluded.clients,
+           last_at = max(last_at, excluded.last_at)`,
       ),
       total: db.prepare(
         `INSERT INTO query_totals (configuration_uid, searches) VALUES (?, 1) ON CONFLICT DO UPDATE SET searches = searches + 1`,
@@ -28,9 +30,11 @@ export class SqliteEventStore implements EventStore {
         `INSERT OR IGNORE INTO clicks (search_id, session, position, at, configuration_uid, target) VALUES (?, ?, ?, ?, ?, ?)`,
       ),
       clickSession: db.prepare(`INSERT OR IGNORE INTO click_sessions (configuration_uid, query, target, session) VALUES (?, ?, ?, ?)`),
+      clickClient: db.prepare(`INSERT OR IGNORE INTO click_clients (configuration_uid, query, target, client) VALUES (?, ?, ?, ?)`),
       clickStat: db.prepare(
-        `INSERT INTO click_stats (configuration_uid, query, target, sessions) VALUES (?, ?, ?, 1)
-         ON CONFLICT DO UPDATE SET sessions = sessions + 1`,
+        `INSERT INTO click_stats (configuration_uid, query, target, sessions, clients, last_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions, clients = clients + excluded.clients,
+           last_at = max(last_at, excluded.last_at)`,
       ),
       generation: db.prepare(
         `INSERT OR IGNORE INTO generations (id, at, configuration_uid, kind, session, device, query, status, latency_ms, refs)
@@ -38,27 +42,32 @@ export class SqliteEventStore implements EventStore {
       ),
       support: db.prepare(`INSERT INTO support_forwards (at, configuration_uid, url, session, device) VALUES (?, ?, ?, ?, ?)`),
       count: db.prepare<[string], number>(`SELECT coalesce((SELECT searches FROM query_totals WHERE configuration_uid = ?), 0)`).pluck(),
-      suggest: db.prepare<[string, string, string, number, number], string>(
-        `SELECT query FROM query_stats WHERE configuration_uid = ? AND query >= ? AND query < ? AND sessions >= ?
-         ORDER BY searches DESC, query LIMIT ?`,
+      suggest: db.prepare<[string, string, string, number, number, number], string>(
+        `SELECT query FROM query_stats s WHERE configuration_uid = ? AND query >= ? AND query < ? AND sessions >= ? AND clients >= ?
+           AND NOT EXISTS (SELECT 1 FROM blocked_suggestions b WHERE b.configuration_uid = s.configuration_uid AND b.query = s.query)
+         ORDER BY clients DESC, searches DESC, query LIMIT ?`,
       ).pluck(),
-      clickSessions: db.prepare<[string, string], { target: string; sessions: number }>(
-        `SELECT target, sessions FROM click_stats WHERE configuration_uid = ? AND query = ?`,
+      clickEvidence: db.prepare<[string, string], { target: string; sessions: number; clients: number }>(
+        `SELECT target, sessions, clients FROM click_stats WHERE configuration_uid = ? AND query = ?`,
       ),
+      blocked: db.prepare<[string], string>(`SELECT query FROM blocked_suggestions WHERE configuration_uid = ? ORDER BY query`).pluck(),
+      block: db.prepare(`INSERT OR IGNORE INTO blocked_suggestions (configuration_uid, query, created_at) VALUES (?, ?, ?)`),
+      unblock: db.prepare(`DELETE FROM blocked_suggestions WHERE configuration_uid = ? AND query = ?`),
     };
     this.insertSearches = db.transaction((events: SearchEvent[]) => {
       for (const e of events) {
         if (this.q.search.run(e).changes === 0) continue;
         const newSession = this.q.querySession.run(e.configurationUid, e.normalized, e.session).changes;
-        this.q.queryStat.run(e.configurationUid, e.normalized, newSession);
+        const newClient = e.client ? this.q.queryClient.run(e.configurationUid, e.normalized, e.client).changes : 0;
+        this.q.queryStat.run(e.configurationUid, e.normalized, newSession, newClient, e.at);
         this.q.total.run(e.configurationUid);
       }
     });
     this.insertClick = db.transaction((e: ClickEvent) => {
       if (this.q.click.run(e.searchEventId, e.session, e.position, e.at, e.configurationUid, e.target).changes === 0) return false;
-      if (this.q.clickSession.run(e.configurationUid, e.normalized, e.target, e.session).changes > 0) {
-        this.q.clickStat.run(e.configurationUid, e.normalized, e.target);
-      }
+      const newSession = this.q.clickSession.run(e.configurationUid, e.normalized, e.target, e.session).changes;
+      const newClient = e.client ? this.q.clickClient.run(e.configurationUid, e.normalized, e.target, e.client).changes : 0;
+      this.q.clickStat.run(e.configurationUid, e.normalized, e.target, newSession, newClient, e.at);
       return true;
     });
   }
@@ -83,12 +92,24 @@ export class SqliteEventStore implements EventStore {
     return this.q.count.get(configurationUid) as number;
   }
 
-  async suggestions(configurationUid: string, prefix: string, minSessions: number, limit: number) {
-    return this.q.suggest.all(configurationUid, prefix, prefix + '\u{10ffff}', minSessions, limit);
+  async suggestions(configurationUid: string, prefix: string, min: Evidence, limit: number) {
+    return this.q.suggest.all(configurationUid, prefix, prefix + '\u{10ffff}', min.sessions, min.clients, limit);
   }
 
-  async clickSessions(configurationUid: string, normalized: string) {
-    return new Map(this.q.clickSessions.all(configurationUid, normalized).map((r) => [r.target, r.sessions]));
+  async clickEvidence(configurationUid: string, normalized: string) {
+    return new Map(this.q.clickEvidence.all(configurationUid, normalized).map((r) => [r.target, { sessions: r.sessions, clients: r.clients }]));
+  }
+
+  async blockedSuggestions(configurationUid: string) {
+    return this.q.blocked.all(configurationUid);
+  }
+
+  async blockSuggestion(configurationUid: string, normalized: string, at: number) {
+    this.q.block.run(configurationUid, normalized, at);
+  }
+
+  async unblockSuggestion(configurationUid: string, normalized: string) {
+    return this.q.unblock.run(configurationUid, normalized).changes > 0;
   }
 
   async insights(uid: string, from: number, to: number, options: InsightsOptions = {}): Promise<Insights> {
@@ -172,7 +193,10 @@ export class SqliteEventStore implements EventStore {
 
   async forget(uid: string) {
     this.db.transaction(() => {
-      for (const table of ['searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_totals', 'click_stats', 'click_sessions']) {
+      for (const table of [
+        'searches', 'clicks', 'support_forwards', 'generations', 'query_stats', 'query_sessions', 'query_clients', 'query_totals', 'click_stats',
+        'click_sessions', 'click_clients', 'blocked_suggestions',
+      ]) {
         this.db.prepare(`DELETE FROM ${table} WHERE configuration_uid = ?`).run(uid);
       }
     }).immediate();
@@ -184,6 +208,17 @@ export class SqliteEventStore implements EventStore {
       for (const table of ['searches', 'clicks', 'support_forwards', 'generations']) {
         n += this.db.prepare(`DELETE FROM ${table} WHERE at < ?`).run(before).changes;
       }
+      // What was learnt from queries and clicks nobody repeated since: its sessions and addresses too.
+      const staleQueries = `SELECT configuration_uid, query FROM query_stats WHERE last_at < ?`;
+      for (const table of ['query_sessions', 'query_clients']) {
+        this.db.prepare(`DELETE FROM ${table} WHERE (configuration_uid, query) IN (${staleQueries})`).run(before);
+      }
+      this.db.prepare(`DELETE FROM query_stats WHERE last_at < ?`).run(before);
+      const staleClicks = `SELECT configuration_uid, query, target FROM click_stats WHERE last_at < ?`;
+      for (const table of ['click_sessions', 'click_clients']) {
+        this.db.prepare(`DELETE FROM ${table} WHERE (configuration_uid, query, target) IN (${staleClicks})`).run(before);
+      }
+      this.db.prepare(`DELETE FROM click_stats WHERE last_at < ?`).run(before);
       return n;
     }).immediate();
   }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { messageOf } from './async';
 import { configPath, type Configuration } from './config-common';
-import { Field } from './controls';
+import { OneLineForm } from './one-line-form';
 
 /**
  * Top questions, saved as a whole list on every change (PATCH top_questions), so the order shown is always the
@@ -10,7 +10,6 @@ import { Field } from './controls';
  */
 export function ConfigTopQuestions({ config, onChange }: { config: Configuration; onChange: () => void }) {
   const [questions, setQuestions] = useState(config.top_questions);
-  const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -74,22 +73,8 @@ export function ConfigTopQuestions({ config, onChange }: { config: Configuration
           ))}
         </ol>
       )}
-      <form
-        class="card"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const q = draft.trim();
-          if (!q) return;
-          if (await save([...questions, q], `Added “${q}”.`, 'tq-new')) setDraft('');
-        }}
-      >
-        <div class="row wide">
-          <Field label="New question" id="tq-new">
-            <input id="tq-new" maxLength={500} required value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
-          </Field>
-          <button type="submit" class="primary" disabled={busy}>Add question</button>
-        </div>
-      </form>
+      <OneLineForm label="New question" id="tq-new" submitLabel="Add question" busy={busy}
+        onSubmit={(q) => save([...questions, q], `Added “${q}”.`, 'tq-new')} />
     </>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { AsyncView, ErrorMessage, messageOf } from '../components/async';
 import { ConfigTabs, CONFIG_TABS, VARIANT_LABELS, configPath, useConfiguration, type Configuration } from '../components/config-common';
+import { ConfigBlockedSuggestions } from '../components/config-blocked-suggestions';
 import { ConfigForm } from '../components/config-form';
 import { ConfigInstall } from '../components/config-install';
 import { ConfigInstantAnswers } from '../components/config-instant-answers';
@@ -66,6 +67,7 @@ function Settings({ config, onChange }: { config: Configuration; onChange: () =>
           onChange();
         }}
       />
+      <ConfigBlockedSuggestions config={config} />
       <h2>Delete</h2>
       <div class="card">
         <p>Deleting the configuration removes its instant answers and every event recorded for it. Sites calling its uid get 404.</p>

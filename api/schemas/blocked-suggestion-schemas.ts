@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
+import { MAX_QUERY_CHARS } from './search-interface-schemas.js';
+
+/** A suggestion to block or unblock, in any spelling: it is compared as autocomplete counts queries (normalized). */
+export const blockedSuggestionSchema = z.object({
+  suggestion: z.string({ error: 'is required' })
+    .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
+    .transform(normalizeQuery)
+    .refine((q) => q.length > 0, 'must not be empty')
+    .describe('The suggestion as shown or typed; case and spacing do not matter'),
+});
+
+export const blockedSuggestionsViewSchema = z.object({
+  blocked_suggestions: z.array(z.string()).describe('Normalized (lower case, spaces collapsed), sorted'),
+});
