@@ -95,7 +95,7 @@ async function readCapped(res: IncomingMessage, maxBytes: number, truncate: bool
   return Buffer.concat(chunks);
 }
 
-function request(url: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+function request(url: URL, options: SafeFetchOptions, signal: AbortSignal, retried = false): Promise<IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {
@@ -110,7 +110,12 @@ function request(url: URL, options: SafeFetchOptions, signal: AbortSignal): Prom
       },
     });
     req.on('response', resolve);
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed as it was reused (its idle timeout): the GET was not
+      // served, so it is sent once more on a new connection, as Node's documentation advises.
+      if (!retried && req.reusedSocket && err.code === 'ECONNRESET' && !signal.aborted) resolve(request(url, options, signal, true));
+      else reject(err);
+    });
     req.end();
   });
 }

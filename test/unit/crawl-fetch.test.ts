@@ -11,6 +11,7 @@ let releaseSlow: () => void = () => {};
 
 beforeAll(async () => {
   site = await startSite({
+
     '/page': html('<title>Page</title><p>Hello</p>', { etag: '"v1"', 'last-modified': 'Mon, 02 Nov 2026 10:00:00 GMT' }),
     '/conditional': (req, res) => {
       if (req.headers['if-none-match'] === '"v1"' || req.headers['if-modified-since'] === 'Mon, 02 Nov 2026 10:00:00 GMT') {
@@ -90,6 +91,35 @@ describe('fetchPage', () => {
     expect(await fetchPage(site.url('/nowhere'), opts)).toEqual({ kind: 'failed', reason: 'not found', status: 404 });
     expect(await fetchPage(site.url('/removed'), opts)).toEqual({ kind: 'failed', reason: 'gone', status: 410 });
     expect(await fetchPage(site.url('/error'), opts)).toEqual({ kind: 'failed', reason: 'http 503', status: 503 });
+  });
+
+  it('sends a request once more when the kept-alive connection it went out on was reset, once', async () => {
+    // A server of its own, so which connections are new and which reused is known.
+    const served = new WeakSet<object>();
+    let resets = 0;
+    const own = await startSite({
+      '/first': (req, res) => {
+        served.add(req.socket);
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>first</p>');
+      },
+      // The server closing an idle kept-alive connection just as the client reuses it.
+      '/reset-reused': (req, res) => {
+        if (served.has(req.socket)) return void (resets++, req.socket.destroy());
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<p>after the reset</p>');
+      },
+      '/reset-always': (req) => void (resets++, req.socket.destroy()),
+    });
+    try {
+      expect(await fetchPage(own.url('/first'), opts)).toMatchObject({ kind: 'fetched' });
+      expect(await fetchPage(own.url('/reset-reused'), opts)).toMatchObject({ kind: 'fetched', status: 200, html: '<p>after the reset</p>' });
+      expect(resets).toBe(1);
+      expect(own.log).toEqual(['GET /first', 'GET /reset-reused', 'GET /reset-reused']);
+      // Reset again on the new connection: no third try.
+      expect(await fetchPage(own.url('/reset-always'), opts)).toEqual({ kind: 'failed', reason: 'ECONNRESET' });
+      expect(own.log.filter((l) => l === 'GET /reset-always')).toHaveLength(2);
+    } finally {
+      await own.close();
+    }
   });
 
   it('gives up on a page that does not answer within the timeout', async () => {
