@@ -139,7 +139,7 @@ const paths = {
     delete: { summary: 'Delete a source, its page records and its pages in its index', security: auth, parameters: [sourceParam], responses: { '204': ok('Deleted'), '404': err('Unknown source'), ...common } },
   },
   '/v1/admin/sources/{uid}/crawl': {
-    post: { summary: 'Start a crawl now (a crawl already queued or running is left to finish)', security: auth, parameters: [sourceParam], responses: { '202': ok('Queued', sourceViewSchema), '404': err('Unknown source'), ...common } },
+    post: { summary: 'Start a crawl now (a crawl already running is left to finish; a queued one gets its job added again if Redis lost it)', security: auth, parameters: [sourceParam], responses: { '202': ok('Queued', sourceViewSchema), '404': err('Unknown source'), '503': err('Redis did not take the crawl job within 2 s; the crawl stays queued, ask again'), ...common } },
   },
   '/v1/admin/configurations': {
     post: { summary: 'Create an API Tool (variant tool) or API UI (variant ui)', security: auth, requestBody: { required: true, content: json(createConfigurationSchema) }, responses: { '201': ok('Created', configurationViewSchema), '400': err('Invalid settings or unknown index'), ...common } },

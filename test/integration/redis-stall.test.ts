@@ -63,6 +63,8 @@ beforeAll(async () => {
     REDIS_URL: redis.url, QUARRY_REDIS_PREFIX: 'stall', QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_DATA_DIR: dataDir,
     QUARRY_GENERATION_TIMEOUT_SECONDS: String(GENERATION_TIMEOUT_S),
     QUARRY_JOB_LOCK_SECONDS: '3', QUARRY_RECONCILE_SECONDS: '1', QUARRY_RECONCILE_GRACE_SECONDS: '2',
+    // The website source below points at a closed local port: its crawl only has to be taken by a worker.
+    QUARRY_CRAWL_ALLOW_PRIVATE: 'true',
   };
   api = await spawnApi({ ...env, PORT: String(port) });
   // Kept for failure messages: why the API answered nothing.
@@ -83,6 +85,8 @@ describe('Redis stalled (SIGSTOP) under the real API process', () => {
     for (let i = 0; i < 5; i++) expect((await callJson(base, 'PUT', `/v2/indexes/docs/documents/d${i}`, page(i))).status).toBe(204);
     expect((await callJson(base, 'POST', '/v1/admin/indexes', { uid: 'other', language_code: 'en' })).status).toBe(201);
     expect((await callJson(base, 'PUT', '/v2/indexes/other/documents/o1', page(99))).status).toBe(204);
+    const site = await callJson(base, 'POST', '/v1/admin/sources', { uid: 'site', kind: 'website', start_urls: ['http://127.0.0.1:9/'] });
+    expect(site.status, JSON.stringify(site.body)).toBe(201);
     const config = (await callJson(base, 'POST', '/v1/admin/configurations', { variant: 'ui', name: 'Help', indexes: ['docs'] })).body;
     expect(await waitFor(async () => (await contentUids('stalltok3')).includes('d3'), 60_000, 200)).toBe(true);
     const summaryPath = `/v1/ui/summary?uid=${config.uid}&query=stalltok2`;
@@ -122,12 +126,16 @@ describe('Redis stalled (SIGSTOP) under the real API process', () => {
     const widget = await bounded('GET', `/v1/ui/search?uid=${config.uid}&session-id=s1&query=stalltok4`);
     expect(widget.status).toBe(200);
     // Routes that read or write Redis themselves answer too (bounded, or falling back): metrics, operations, a reindex.
-    const [metrics, operations, reindex] = await Promise.all([
+    const [metrics, operations, reindex, crawl] = await Promise.all([
       bounded('GET', '/metrics'),
       bounded('GET', '/v1/admin/operations'),
       bounded('POST', '/v1/admin/indexes', { uid: 'other', language_code: 'de' }),
+      bounded('POST', '/v1/admin/sources/site/crawl'),
     ]);
     expect([metrics.status, operations.status, reindex.status], JSON.stringify([metrics, operations, reindex]).slice(0, 2000)).toEqual([200, 200, 200]);
+    // A crawl Redis did not take: 503 saying so (the crawl stays recorded as queued).
+    expect(crawl.status, JSON.stringify(crawl.body)).toBe(503);
+    expect(crawl.body.message).toMatch(/queued/);
     const ready = await bounded('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.message).toMatch(/redis/i);
@@ -138,6 +146,11 @@ describe('Redis stalled (SIGSTOP) under the real API process', () => {
     redis.resume();
     expect(await waitFor(async () => (await bounded('GET', '/readyz')).status === 200, 30_000, 200)).toBe(true);
     expect(await waitFor(async () => (await bounded('GET', summaryPath)).status === 200, 30_000, 500)).toBe(true);
+    // Asking for the crawl again adds the job it lacks, and a worker takes it (it leaves `queued`).
+    const recrawl = await bounded('POST', '/v1/admin/sources/site/crawl');
+    expect(recrawl.status, JSON.stringify(recrawl.body)).toBe(202);
+    const taken = await waitFor(async () => (await callJson(base, 'GET', '/v1/admin/sources/site')).body.crawl?.state !== 'queued', 30_000, 200);
+    expect(taken).toBe(true);
     // Every push answered 204 during the stall is durable and becomes searchable (reconciler or queued enqueue).
     expect(accepted).toHaveLength(20);
     const missing = await waitFor(async () => {
