@@ -193,7 +193,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
 function searchSafety({ config, storage, redis, log }: AppDeps) {
   const uidOf = (req: Request) => {
     const uid = paramsOf(req).uid;
-    return typeof uid === 'string' ? uid : undefined;
+    // Longer than any uid (the route's 400 says so): not looked up for CORS, not a rate-limit key.
+    return typeof uid === 'string' && uid.length <= 100 ? uid : undefined;
   };
   const limits = { prefix: `${config.redis.prefix}:rl`, perClient: config.rateLimit.client, perUid: config.rateLimit.uid, uidOf };
   let lastWarning = 0;

@@ -51,10 +51,17 @@ async function sessionPrincipal(sessions: WebSessions, req: Request, res: Respon
   return session ? sessions.principalOf(session) : null;
 }
 
+/** Index uids are 1-64 characters (indexUidSchema). */
+const MAX_INDEX_UID = 64;
+
 /** Checks the authenticated key's permission, for one index when the route names one. */
 export function requirePermission(permission: Permission, indexParam?: string) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const index = indexParam ? String(req.params[indexParam] ?? req.body?.[indexParam] ?? '') : undefined;
+    // Read before the route validates the body: a 1 MB "index uid" must not reach the check or the 403's message.
+    if (index !== undefined && index.length > MAX_INDEX_UID) {
+      throw new AppError('invalid_request', `Invalid request: ${indexParam}: must be at most ${MAX_INDEX_UID} characters`);
+    }
     if (!req.principal || !allows(req.principal, permission, index)) {
       const scope = index ? ` on index '${index}'` : '';
       throw new AppError('forbidden', `This API key lacks the '${permission}' permission${scope}`);

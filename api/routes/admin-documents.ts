@@ -4,13 +4,14 @@ import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { adminDocumentsQuerySchema } from '../schemas/admin-app-schemas.js';
 import { validate } from '../schemas/validate.js';
+import { boundPathParams } from '../schemas/path-params.js';
 
 /**
  * Document browsing for operators, push and content indexes alike (the push listing refuses
  * content indexes), and a document's sections as search holds them. Mounted inside the admin router.
  */
 export function adminDocumentsRouter(storage: Storage): Router {
-  const r = Router();
+  const r = boundPathParams(Router());
   const indexOf = async (uid: string): Promise<IndexRecord> => {
     const index = await storage.indexes.get(uid);
     if (!index) throw new AppError('index_not_found', `Index '${uid}' does not exist`);

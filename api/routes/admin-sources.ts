@@ -2,11 +2,12 @@ import { Router } from 'express';
 import { requirePermission } from '../middleware/auth.js';
 import { createSourceSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import { validate } from '../schemas/validate.js';
+import { boundPathParams } from '../schemas/path-params.js';
 import type { SourceService } from '../services/source-service.js';
 
 /** Admin API for website sources (API.md "Website sources"). */
 export function adminSourcesRouter(service: SourceService): Router {
-  const r = Router();
+  const r = boundPathParams(Router());
   r.use('/v1/admin/sources', requirePermission('admin'));
 
   r.post('/v1/admin/sources', async (req, res) => {

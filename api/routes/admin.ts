@@ -6,6 +6,7 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import { requirePermission } from '../middleware/auth.js';
 import { createKeySchema, createPushIndexSchema } from '../schemas/admin-schemas.js';
 import { validate } from '../schemas/validate.js';
+import { boundPathParams } from '../schemas/path-params.js';
 import { adminDocumentsRouter } from './admin-documents.js';
 import type { IndexService } from '../services/index-service.js';
 
@@ -13,7 +14,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /** Admin API: keys and indexes. Needs the master key or a key with the `admin` permission. */
 export function adminRouter(storage: Storage, indexes: IndexService, auth: Authenticator): Router {
-  const r = Router();
+  const r = boundPathParams(Router());
   r.use('/v1/admin', requirePermission('admin'));
 
   r.post('/v1/admin/keys', async (req, res) => {

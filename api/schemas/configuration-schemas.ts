@@ -99,13 +99,16 @@ export const instantAnswerViewSchema = z.object({
   updated_at: z.string(),
 });
 
+/** Dates are short; the bound keeps a long one out of the 400 that quotes it. */
+export const dateParam = z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters');
+
 export const dateRangeQuerySchema = z.strictObject({
-  from: z.string().min(1).describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; inclusive'),
-  to: z.string().min(1).describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; exclusive'),
+  from: dateParam.describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; inclusive'),
+  to: dateParam.describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; exclusive'),
 });
 
 export const insightsQuerySchema = dateRangeQuerySchema.extend({
-  tz: z.string().refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Paris or America/New_York' }).default('UTC')
+  tz: z.string().max(64, 'must be at most 64 characters').refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Paris or America/New_York' }).default('UTC')
     .describe('IANA time zone whose local days `by_day` lists (default UTC); days start on the whole UTC hour at or before local midnight'),
   limit: z.coerce.number().int('must be a whole number').min(1, 'must be from 1 to 1000').max(1000, 'must be from 1 to 1000').default(20)
     .describe('Length of `top_queries` and `no_result_queries` (default 20)'),

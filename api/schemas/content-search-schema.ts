@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Body of POST /v1/content/search (API.md section C), with Quarry's optional BM25 and tie settings. */
 export const contentSearchSchema = z.strictObject({
-  index_uid: z.string().min(1, 'must name an index'),
+  index_uid: z.string().min(1, 'must name an index').max(64, 'must be at most 64 characters'),
   query: z.string().max(2000, 'must be at most 2000 characters'),
   boosting: z.string().max(2000, 'must be at most 2000 characters'),
   filter: z.string().max(10_000, 'must be at most 10000 characters').default(''),

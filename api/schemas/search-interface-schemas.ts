@@ -96,8 +96,8 @@ export const chatSchema = z.object({
 
 export const conversationsSchema = z.object({
   uid,
-  from: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1),
-  to: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1),
+  from: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1).max(40, 'must be at most 40 characters'),
+  to: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1).max(40, 'must be at most 40 characters'),
 });
 
 const referenceSchema = z.object({

@@ -142,3 +142,38 @@ describe('a body that trickles in is cut off', () => {
     expect(r.closed).toBe(true);
   }, 30_000);
 });
+
+describe('identifiers are bounded at the edge', () => {
+  const huge = 'i'.repeat(1_000_000);
+
+  it('a 1 MB index_uid in a content search is a 400 naming the field, not a lookup echoing it', async () => {
+    const r = await svc.call('POST', '/v1/content/search', { index_uid: huge, query: 'x', boosting: 'title' });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/index_uid: must be at most 64 characters/);
+    expect(JSON.stringify(r.body).length).toBeLessThan(1000);
+  });
+
+  it('a key limited to one index gets a 400, not a 403 quoting the 1 MB uid', async () => {
+    const key = (await svc.call('POST', '/v1/admin/keys', { name: 'scoped', permissions: ['read'], indexes: ['edge'] })).body.key;
+    const r = await svc.call('POST', '/v1/content/search', { index_uid: huge, query: 'x', boosting: 'title' }, { 'x-api-key': key });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body).length).toBeLessThan(1000);
+  });
+
+  it('admin path identifiers longer than any real one are a 400 naming the parameter', async () => {
+    const long = 'c'.repeat(5000);
+    for (const path of [`/v1/admin/configurations/${long}`, `/v1/admin/indexes/${long}`, `/v1/admin/indexes/edge/documents/${'d'.repeat(600)}/sections`]) {
+      const r = await svc.call('GET', path);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/^Invalid request: (uid|doc): must be at most \d+ characters$/);
+    }
+  });
+
+  it('date parameters are bounded, so a 400 never quotes kilobytes back', async () => {
+    const long = '2024-01-01'.repeat(1000);
+    const r = await svc.call('GET', `/v1/admin/configurations/nope/conversations?from=${long}&to=2024-02-01`);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/from: must be at most 40 characters/);
+    expect(JSON.stringify(r.body).length).toBeLessThan(1000);
+  });
+});
