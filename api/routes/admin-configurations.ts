@@ -10,7 +10,6 @@ import {
 import { blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
-import { boundPathParams } from '../schemas/path-params.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
 /** Blocked suggestions a configuration may hold: each is checked on every autocomplete. */
@@ -20,7 +19,7 @@ const TRANSCRIPT_TURNS = 10_000;
 
 /** Admin API for search-interface configurations, their instant answers, their insights and their conversations. */
 export function adminConfigurationsRouter(service: ConfigurationService, storage: Storage): Router {
-  const r = boundPathParams(Router());
+  const r = Router();
   r.use('/v1/admin/configurations', requirePermission('admin'));
 
   r.post('/v1/admin/configurations', async (req, res) => {
