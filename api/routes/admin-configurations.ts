@@ -10,6 +10,7 @@ import {
 import { blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
+import { boundPathParams } from '../schemas/path-params.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
 /** Blocked suggestions a configuration may hold: each is checked on every autocomplete. */
@@ -19,7 +20,7 @@ const TRANSCRIPT_TURNS = 10_000;
 
 /** Admin API for search-interface configurations, their instant answers, their insights and their conversations. */
 export function adminConfigurationsRouter(service: ConfigurationService, storage: Storage): Router {
-  const r = Router();
+  const r = boundPathParams(Router());
   r.use('/v1/admin/configurations', requirePermission('admin'));
 
   r.post('/v1/admin/configurations', async (req, res) => {
