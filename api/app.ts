@@ -2,6 +2,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
@@ -12,6 +13,7 @@ import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { Authenticator } from '../shared/auth/api-keys.js';
 import { WebSessions } from '../shared/auth/web-sessions.js';
 import { newJobId } from '../shared/jobs/job-id.js';
+import { redisErrorLog } from '../shared/redis/connect-redis.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey, requirePermission } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
@@ -128,6 +130,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const generation = new GenerationClient(generationQueue, deps.redis, subscriber, config.redis.prefix, config.generation.timeoutMs);
   const widgetAnswers = new WidgetAnswerService(storage, widgetSearch, generation, signer, secret);
   const crawlQueue = createCrawlQueue(deps.redis, config.redis.prefix, config.pipeline.attempts);
+  const onRedisError = redisErrorLog(log, 'Redis unavailable: jobs are not queued and answers fail until it answers');
+  for (const q of [...PIPELINE_QUEUES.map((n) => queues[n]), generationQueue, crawlQueue] as Queue[]) q.on('error', onRedisError);
+  subscriber.on('error', onRedisError);
   app.locals.close = async () => {
     await generationQueue.close();
     await crawlQueue.close();

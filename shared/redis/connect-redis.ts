@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 
 /**
  * How long a command of a request-serving process (the API) may wait for Redis. A stalled Redis
@@ -25,4 +26,17 @@ export function connectRedis(url: string, name: string, onError: (err: Error) =>
   // Without a listener ioredis prints every failed reconnect; the caller decides what to log.
   redis.on('error', onError);
   return redis;
+}
+
+/**
+ * An 'error' listener for queues and extra connections that logs at most once a minute: while Redis
+ * is stalled every command times out, and without a listener each one is printed to stderr.
+ */
+export function redisErrorLog(log: Logger, message: string, everyMs = 60_000): (err: unknown) => void {
+  let last = 0;
+  return (err) => {
+    if (Date.now() - last < everyMs) return;
+    last = Date.now();
+    log.warn({ err: err instanceof Error ? err.message : err }, message);
+  };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain-JS launcher shared with `npm start`
 import { freePort } from '../../scripts/redis-launcher.mjs';
+import { REQUEST_PATH_COMMAND_TIMEOUT_MS } from '../../shared/redis/connect-redis.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 import { callJson, MASTER_KEY, waitFor } from '../helpers/test-service.js';
 import { spawnApi, spawnGenerator, spawnWorker, stopProcess } from '../helpers/worker-process.js';
@@ -23,16 +24,17 @@ let redis: PrivateRedis;
 let base: string;
 let api: ChildProcess;
 let apiErrors = '';
+let apiEnv: Record<string, string>;
 const procs: ChildProcess[] = [];
 const dirs: string[] = [];
 
 type Answer = { status: number | 'no answer'; body: any };
 
 /** A request answered within the bound, or 'no answer' (a hang, or a process that died). */
-async function bounded(method: string, path: string, body?: unknown): Promise<Answer> {
+async function bounded(method: string, path: string, body?: unknown, at = base): Promise<Answer> {
   const h = { 'content-type': 'application/json', 'x-api-key': MASTER_KEY };
   try {
-    const res = await fetch(base + path, {
+    const res = await fetch(at + path, {
       method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(ANSWER_BOUND_MS),
     });
     const text = await res.text();
@@ -59,7 +61,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'quarry-stall-'));
   dirs.push(dataDir);
-  const env = {
+  const env = apiEnv = {
     REDIS_URL: redis.url, QUARRY_REDIS_PREFIX: 'stall', QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_DATA_DIR: dataDir,
     QUARRY_GENERATION_TIMEOUT_SECONDS: String(GENERATION_TIMEOUT_S),
     QUARRY_JOB_LOCK_SECONDS: '3', QUARRY_RECONCILE_SECONDS: '1', QUARRY_RECONCILE_GRACE_SECONDS: '2',
@@ -136,6 +138,19 @@ describe('Redis stalled (SIGSTOP) under the real API process', () => {
     // A crawl Redis did not take: 503 saying so (the crawl stays recorded as queued).
     expect(crawl.status, JSON.stringify(crawl.body)).toBe(503);
     expect(crawl.body.message).toMatch(/queued/);
+    // An API process started while Redis is stalled serves pushes as well, and prints no unhandled Redis
+    // errors once its queues' commands time out.
+    const port2 = (await freePort()) as number;
+    const api2 = await spawnApi({ ...apiEnv, PORT: String(port2) });
+    procs.push(api2);
+    let api2Errors = '';
+    api2.stderr!.on('data', (d: Buffer) => (api2Errors += d.toString()));
+    const viaSecond = await bounded('PUT', '/v2/indexes/docs/documents/d40', page(40), `http://127.0.0.1:${port2}`);
+    expect(viaSecond.status, JSON.stringify(viaSecond.body)).toBe(204);
+    accepted.push('d40');
+    await new Promise((r) => setTimeout(r, REQUEST_PATH_COMMAND_TIMEOUT_MS + 1000));
+    expect(api2.exitCode).toBeNull();
+    expect(api2Errors).not.toMatch(/Unhandled error event|Command timed out/);
     const ready = await bounded('GET', '/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.message).toMatch(/redis/i);
@@ -152,7 +167,7 @@ describe('Redis stalled (SIGSTOP) under the real API process', () => {
     const taken = await waitFor(async () => (await callJson(base, 'GET', '/v1/admin/sources/site')).body.crawl?.state !== 'queued', 30_000, 200);
     expect(taken).toBe(true);
     // Every push answered 204 during the stall is durable and becomes searchable (reconciler or queued enqueue).
-    expect(accepted).toHaveLength(20);
+    expect(accepted).toHaveLength(21);
     const missing = await waitFor(async () => {
       const left: string[] = [];
       for (const uid of accepted) if (!(await contentUids(`stalltok${uid.slice(1)}`)).includes(uid)) left.push(uid);
