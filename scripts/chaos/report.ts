@@ -1,5 +1,6 @@
 import { PUSH_KINDS, type RequestRecord } from './requests.js';
 import type { Outage } from './scenarios.js';
+import type { HealthFigures } from './probe.js';
 import type { ProcessKind, ProcessStats } from './supervisor.js';
 import type { Verdict } from './verify.js';
 
@@ -114,6 +115,7 @@ export interface ScenarioRow {
   skipped: string | null;
   seconds: number;
   load: { newDocs: number; updates: number; deletes: number; rejectedInBatch: number } | null;
+  health: HealthFigures | null;
   outages: { what: string; ms: number }[];
   requests: RequestFigures | null;
   processes: ProcessFigures | null;
@@ -157,7 +159,7 @@ const pad = (s: string | number, n: number) => String(s).padStart(n);
 
 /** One line per scenario, then the failures under it. */
 export function printTable(rows: ScenarioRow[], say: (m: string) => void): void {
-  say(`${'scenario'.padEnd(15)} ${pad('ok', 4)} ${pad('promised', 9)} ${pad('durable', 8)} ${pad('search ok', 10)} ${pad('lost', 5)} ${pad('stale', 6)} ${pad('dup', 4)} ${pad('kills', 6)} ${pad('crash', 6)} ${pad('push gap', 9)} ${pad('search gap', 11)} ${pad('hung', 5)} ${pad('5xx out', 8)} ${pad('5xx in', 7)} ${pad('settle', 7)}`);
+  say(`${'scenario'.padEnd(15)} ${pad('ok', 4)} ${pad('promised', 9)} ${pad('durable', 8)} ${pad('search ok', 10)} ${pad('lost', 5)} ${pad('stale', 6)} ${pad('dup', 4)} ${pad('kills', 6)} ${pad('crash', 6)} ${pad('push gap', 9)} ${pad('search gap', 11)} ${pad('hung', 5)} ${pad('5xx out', 8)} ${pad('5xx in', 7)} ${pad('settle', 7)} ${pad('healthz max', 12)} ${pad('load', 10)}`);
   for (const row of rows) {
     if (row.skipped) {
       say(`${row.scenario.padEnd(15)} skipped: ${row.skipped}`);
@@ -173,7 +175,9 @@ export function printTable(rows: ScenarioRow[], say: (m: string) => void): void 
       pad(v.duplicated.count, 4), pad(`${kills.survived}/${kills.kills}`, 6), pad(p.crashes.length, 6),
       pad(`${(r.longestPushGapMs / 1000).toFixed(1)} s`, 9), pad(`${(r.longestSearchGapMs / 1000).toFixed(1)} s`, 11), pad(r.hung, 5),
       pad(r.unexpected5xx, 8), pad(r.outage5xx, 7), pad(v.settledMs === null ? 'never' : `${(v.settledMs / 1000).toFixed(1)} s`, 7),
+      pad(row.health ? `${(row.health.maxMs / 1000).toFixed(1)} s` : '', 12), pad(row.health ? row.health.loadAvg.join('-') : '', 10),
     ].join(' '));
     for (const f of row.failures) say(`    ! ${f}`);
+    if (v.searchHealedMs !== undefined) say(`    search agreed with the settled index ${v.searchHealedMs === null ? 'not within 60 s' : `${(v.searchHealedMs / 1000).toFixed(1)} s later`}`);
   }
 }

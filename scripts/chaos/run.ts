@@ -5,6 +5,7 @@ import { runLoad } from './load.js';
 import { Ledger } from './ledger.js';
 import type { ChaosOptions } from './options.js';
 import { failuresOf, printTable, processFigures, requestFigures, type ScenarioRow } from './report.js';
+import { startHealthProbe } from './probe.js';
 import { Recorder } from './requests.js';
 import { SCENARIO_TABLE, type Outage } from './scenarios.js';
 import type { ProcessKind, ProcessStats } from './supervisor.js';
@@ -72,7 +73,7 @@ export async function runChaos(root: string, opts: ChaosOptions, say: (m: string
       const skipped = scenario.unavailable?.(cluster, opts.storage) ?? null;
       if (skipped) {
         say(`${name}: skipped: ${skipped}`);
-        rows.push({ scenario: name, about: scenario.about, skipped, seconds: 0, load: null, outages: [], requests: null, processes: null, verdict: null, passed: true, failures: [] });
+        rows.push({ scenario: name, about: scenario.about, skipped, seconds: 0, load: null, health: null, outages: [], requests: null, processes: null, verdict: null, passed: true, failures: [] });
         continue;
       }
       say(`${name}: ${scenario.about}`);
@@ -81,10 +82,12 @@ export async function runChaos(root: string, opts: ChaosOptions, say: (m: string
       const from = rec.records.length;
       const outages: Outage[] = [];
       const durationMs = Math.max(opts.seconds * 1000, scenario.minDurationMs ?? 0);
+      const probe = startHealthProbe(cluster.baseUrl);
       const [load] = await Promise.all([
         runLoad(rec, ledger, rand, { index: INDEX, configUid, newDocs: perScenario, durationMs, batch: opts.batch, searchRate: opts.searchRate }),
         scenario.inject({ cluster, rand, durationMs, outageMs: opts.outageSeconds * 1000, kills: opts.kills, outages, say }),
       ]);
+      const health = await probe.stop();
       await Promise.all(cluster.processes.map((p) => p.waitUp(60_000)));
       const touched = ledger.takeTouched();
       const verdict = await verify({
@@ -92,7 +95,7 @@ export async function runChaos(root: string, opts: ChaosOptions, say: (m: string
         check: [...new Set([...touched, ...sample(rand, ledger.docs, 200)])], uiSample: sample(rand, touched, opts.uiSample),
       });
       const partial = {
-        scenario: name, about: scenario.about, skipped: null, seconds: Math.round((Date.now() - started) / 1000), load,
+        scenario: name, about: scenario.about, skipped: null, seconds: Math.round((Date.now() - started) / 1000), load, health,
         outages: outages.map((o) => ({ what: o.what, ms: o.to - o.from })),
         requests: requestFigures(rec.since(from), outages),
         processes: processFigures(before, cluster.processes.map((p) => ({ name: p.name, kind: p.kind, stats: p.stats, up: p.up }))),
@@ -128,7 +131,7 @@ function summarize(opts: ChaosOptions, t0: number, rows: ScenarioRow[], final: V
   }
   const sum = (f: (r: ScenarioRow) => number) => ran.reduce((a, r) => a + f(r), 0);
   const max = (f: (r: ScenarioRow) => number) => ran.reduce((a, r) => Math.max(a, f(r)), 0);
-  const finalFailures = final ? failuresOf({ scenario: 'final', about: '', skipped: null, seconds: 0, load: null, outages: [], requests: null, processes: null, verdict: final }) : ['the final check did not run'];
+  const finalFailures = final ? failuresOf({ scenario: 'final', about: '', skipped: null, seconds: 0, load: null, health: null, outages: [], requests: null, processes: null, verdict: final }) : ['the final check did not run'];
   return {
     options: opts,
     machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemMB: Math.round(os.totalmem() / 2 ** 20) },

@@ -25,6 +25,17 @@ export interface Verdict {
   duplicated: Problem;
   uiChecked: number;
   failedDocuments: number;
+  /**
+   * When search disagreed with the settled index: ms from the check until it agreed (asked again
+   * every 2 s for up to a minute), null if it never did. Tells a lag from a lasting error.
+   */
+  searchHealedMs?: number | null;
+}
+
+interface Token {
+  token: string;
+  uid: string;
+  promised: boolean;
 }
 
 export interface Problem {
@@ -88,26 +99,36 @@ export async function verify(o: {
   }
 
   // Search: each checked document's live token finds it; no other version's token does.
-  const want: { token: string; uid: string; promised: boolean }[] = [];
+  const want: Token[] = [];
   const stale: typeof want = [];
   for (const d of o.check) {
     const held = live.get(uidOf(d.n));
     for (let k = 0; k < d.sent; k++) (k === held ? want : stale).push({ token: tokenOf(d.n, k), uid: uidOf(d.n), promised: typeof d.promised === 'number' });
   }
   v.searchChecked = want.length;
+  const missing: Token[] = [];
+  const lingering: Token[] = [];
   for (const chunk of chunks(want, 120)) {
     const found = await contentSearch(o.call, o.index, chunk.map((c) => c.token));
     for (const c of chunk) {
       if (found.has(c.uid)) {
         v.searchable++;
         if (c.promised) v.promisedSearchable++;
-      } else note(v.notSearchable, `${c.uid} (${c.token})`);
+      } else {
+        note(v.notSearchable, `${c.uid} (${c.token})`);
+        missing.push(c);
+      }
     }
   }
   for (const chunk of chunks(stale, 120)) {
     const found = await contentSearch(o.call, o.index, chunk.map((c) => c.token));
-    for (const c of chunk) if (found.has(c.uid)) note(v.staleSearchable, `${c.uid} (${c.token})`);
+    for (const c of chunk) {
+      if (!found.has(c.uid)) continue;
+      note(v.staleSearchable, `${c.uid} (${c.token})`);
+      lingering.push(c);
+    }
   }
+  if (missing.length || lingering.length) v.searchHealedMs = await healing(o.call, o.index, missing, lingering);
 
   // Exactly once: the widget search (keyword leg, one result per section; these pages have one).
   for (const d of o.uiSample) {
@@ -125,6 +146,25 @@ export async function verify(o: {
     if (hits !== 1) note(hits === 0 ? v.notSearchable : v.duplicated, `${uidOf(d.n)} (${hits} widget results)`);
   }
   return v;
+}
+
+/** Asks search again for what it got wrong until it is right; ms it took, or null after a minute. */
+async function healing(call: Call, index: string, missing: Token[], lingering: Token[]): Promise<number | null> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < 60_000) {
+    await sleep(2000);
+    let wrong = 0;
+    for (const chunk of chunks(missing, 120)) {
+      const found = await contentSearch(call, index, chunk.map((c) => c.token));
+      wrong += chunk.filter((c) => !found.has(c.uid)).length;
+    }
+    for (const chunk of chunks(lingering, 120)) {
+      const found = await contentSearch(call, index, chunk.map((c) => c.token));
+      wrong += chunk.filter((c) => found.has(c.uid)).length;
+    }
+    if (wrong === 0) return Date.now() - t0;
+  }
+  return null;
 }
 
 /** Every document the documents API lists, uid -> the version its content carries. */
