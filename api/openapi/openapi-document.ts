@@ -321,7 +321,10 @@ const paths = {
   '/readyz': {
     get: {
       summary: 'Redis and storage reachable. Without a key a 503 names the checks that are down; with an admin key it says why',
-      responses: { '200': ok('Ready'), '503': err('A dependency is down') },
+      responses: {
+        '200': ok('Ready: `checks` per dependency; embedded mode adds `disk`, `low: …` while document writes are refused (507) for want of free space'),
+        '503': err('A dependency is down (the storage includes the SQLite commit thread)'),
+      },
     },
   },
   '/metrics': {

@@ -22,7 +22,10 @@ export function operationsRouter(deps: { storage: Storage; redis: Redis; queues:
   r.get('/readyz', async (req, res) => {
     const checks = await healthChecks(deps);
     const down = Object.entries(checks).filter(([, v]) => v !== 'ok');
-    if (!down.length) return void res.json({ status: 'ready', checks });
+    // A disk under its minimum free is not "down": reads and searches go on, only writes get 507.
+    const disk = deps.storage.diskSpace?.();
+    const diskCheck = disk === undefined ? {} : { disk: disk.writable ? 'ok' : 'low: document writes are refused (507) until space is freed' };
+    if (!down.length) return void res.json({ status: 'ready', checks: { ...checks, ...diskCheck } });
     const detail = `Not ready: ${down.map(([k, v]) => `${k} ${v}`).join('; ')}`;
     // Why a check is down names hosts, ports and settings: an admin key sees it, anonymous callers only which is down.
     if (isAdmin(req)) throw new AppError('dependency_unavailable', detail, checks);

@@ -98,12 +98,17 @@ describe.skipIf(cannotMount !== null)('the data folder\'s disk fills up', () => 
       expect(widget.body.results.length).toBeGreaterThan(0);
       expect((await svc.call('GET', '/v2/indexes/docs/documents/d1')).status).toBe(200);
       expect((await svc.call('GET', '/v2/indexes/docs/status')).body.documents).toBe(5);
+      // Still ready (reads are served), and saying that writes are refused.
+      const ready = await svc.call('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body.checks.disk).toMatch(/^low: .*507/);
 
       // Space freed: writes resume, nothing refused was stored, nothing stored was damaged.
       freeRest();
       freeBulk();
       const resumed = await waitFor(async () => (await svc.call('PUT', '/v2/indexes/docs/documents/d10', page(10))).status === 204, 10_000, 100);
       expect(resumed).toBe(true);
+      expect((await svc.call('GET', '/readyz')).body.checks.disk).toBe('ok');
       expect((await svc.call('GET', '/v2/indexes/docs/documents/d11')).status).toBe(404);
       expect(await searchable(svc, [0, 1, 2, 3, 4, 10])).toBe(true);
       expect(integrity(dataDir)).toEqual(Object.values(DB_FILES).map((f) => `${f}: ok`));

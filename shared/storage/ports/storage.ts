@@ -8,6 +8,7 @@ import type { SectionStore } from './section-store.js';
 import type { SessionStore } from './session-store.js';
 import type { SourceStore } from './source-store.js';
 import type { VectorIndex } from './vector-index.js';
+import type { DiskSpace } from '../disk-guard.js';
 
 export type StorageBackend = 'sqlite' | 'postgres';
 
@@ -29,5 +30,7 @@ export interface Storage {
   sources: SourceStore;
   /** Cheap liveness probe for /readyz; rejects when the store is unreachable. */
   ping(): Promise<void>;
+  /** Free space of the data folder against the minimum kept free (embedded mode; the scale-out store's disk is not ours). */
+  diskSpace?(): DiskSpace;
   close(): Promise<void>;
 }

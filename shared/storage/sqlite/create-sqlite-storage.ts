@@ -56,6 +56,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
       // Reads work without it, but no push can be accepted while the commit thread is down.
       await thread?.ping();
     },
+    diskSpace: () => guard.space(),
     close: async () => {
       await thread?.close();
       db.close();
