@@ -4,7 +4,7 @@ import { contentDocumentSchema } from '../schemas/content-schemas.js';
 import { contentSearchResponseSchema, contentSearchSchema } from '../schemas/content-search-schema.js';
 import {
   adminConversationsSchema, adminTranscriptSchema, configurationViewSchema, createConfigurationSchema, createInstantAnswerSchema,
-  dateRangeQuerySchema, insightsQuerySchema, insightsSchema, instantAnswerViewSchema, updateConfigurationSchema, updateInstantAnswerSchema,
+  conversationListQuerySchema, dateRangeQuerySchema, insightsQuerySchema, insightsSchema, instantAnswerViewSchema, updateConfigurationSchema, updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
 import { adminDocumentsQuerySchema, adminDocumentsSchema, adminOperationsSchema, adminSectionsSchema } from '../schemas/admin-app-schemas.js';
 import {
@@ -181,8 +181,8 @@ const paths = {
   '/v1/admin/configurations/{uid}/conversations': {
     get: {
       summary: 'Chat conversations with a turn in the range, latest activity first, with their turn count', security: auth,
-      parameters: [configParam, ...queryParams(dateRangeQuerySchema)],
-      responses: { '200': ok('Conversations', adminConversationsSchema), '400': err('Bad date range'), '404': err('Unknown configuration'), ...common },
+      parameters: [configParam, ...queryParams(conversationListQuerySchema)],
+      responses: { '200': ok('Conversations', adminConversationsSchema), '400': err('Bad date range, limit or cursor'), '404': err('Unknown configuration'), ...common },
     },
   },
   '/v1/admin/configurations/{uid}/conversations/{id}': {

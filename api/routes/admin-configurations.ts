@@ -4,13 +4,14 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import { httpUrl } from '../../shared/text/http-url.js';
 import { requirePermission } from '../middleware/auth.js';
 import {
-  createConfigurationSchema, createInstantAnswerSchema, dateRangeQuerySchema, insightsQuerySchema, updateConfigurationSchema,
+  conversationListQuerySchema, createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema, updateConfigurationSchema,
   updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
 import { blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
 import { boundPathParams } from '../schemas/path-params.js';
+import { pageOf, storePage } from '../schemas/conversation-page.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
 /** Blocked suggestions a configuration may hold: each is checked on every autocomplete. */
@@ -94,11 +95,13 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
   });
 
   r.get('/v1/admin/configurations/:uid/conversations', async (req, res) => {
-    const q = validate(dateRangeQuerySchema, req.query);
+    const q = validate(conversationListQuerySchema, req.query);
     const config = await service.get(req.params.uid);
     const { from, to } = parseDateRange(q.from, q.to);
+    const page = pageOf(await storage.conversations.list(config.uid, from, to, storePage(q)), q.limit);
     res.json({
-      conversations: (await storage.conversations.list(config.uid, from, to)).map((c) => ({
+      next_cursor: page.next_cursor,
+      conversations: page.rows.map((c) => ({
         id: c.id, url: httpUrl(c.latestUrl) ?? null, updated_at: new Date(c.updatedAt).toISOString(), turns: c.turns,
       })),
     });

@@ -87,7 +87,7 @@ export function searchInterfaceRouter(search: WidgetSearchService, usage: Widget
     r.get(`${base}/conversations`, ...readKey, async (req, res) => {
       const p = validate(conversationsSchema, paramsOf(req));
       const { from, to } = parseDateRange(p.from, p.to);
-      res.json(await answers.conversations(variant, p.uid, from, to, (index) => allows(req.principal!, 'read', index)));
+      res.json(await answers.conversations(variant, p.uid, from, to, (index) => allows(req.principal!, 'read', index), p));
     });
   }
   return r;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { indexUidSchema } from '../../shared/indexes/index-schema.js';
 import { isTimeZone } from '../../shared/storage/local-days.js';
+import { conversationPageFields } from './conversation-page.js';
 
 const origin = z.string().max(300).refine((o) => o === '*' || /^https?:\/\/(\*\.)?[^/\s?#]+$/i.test(o), {
   message: "must be '*' or an origin like https://example.com or https://*.example.com (scheme and host, no path)",
@@ -107,6 +108,8 @@ export const dateRangeQuerySchema = z.strictObject({
   to: dateParam.describe('YYYY-MM-DD (midnight UTC) or an ISO 8601 timestamp; exclusive'),
 });
 
+export const conversationListQuerySchema = dateRangeQuerySchema.extend(conversationPageFields);
+
 export const insightsQuerySchema = dateRangeQuerySchema.extend({
   tz: z.string().max(64, 'must be at most 64 characters').refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Paris or America/New_York' }).default('UTC')
     .describe('IANA time zone whose local days `by_day` lists (default UTC); days start on the whole UTC hour at or before local midnight'),
@@ -143,6 +146,7 @@ export const insightsSchema = z.object({
 });
 
 export const adminConversationsSchema = z.object({
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last one'),
   conversations: z.array(z.object({ id: z.string(), url: z.string().nullable(), updated_at: z.string(), turns: z.number() })),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conversationPageFields } from './conversation-page.js';
 
 /** Limits on what a public, unauthenticated caller may send; each breach is a 400 naming the field. */
 export const MAX_QUERY_CHARS = 500;
@@ -98,6 +99,7 @@ export const conversationsSchema = z.object({
   uid,
   from: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1).max(40, 'must be at most 40 characters'),
   to: z.string({ error: 'is required (YYYY-MM-DD or ISO 8601)' }).min(1).max(40, 'must be at most 40 characters'),
+  ...conversationPageFields,
 });
 
 const referenceSchema = z.object({
@@ -120,5 +122,6 @@ export const chatResponseSchema = z.object({
   references: z.array(referenceSchema),
 });
 export const conversationsResponseSchema = z.object({
+  next_cursor: z.string().nullable().describe('Quarry extension: pass as `cursor` for the next page; null on the last one'),
   conversations: z.array(z.object({ conversation_id: z.string(), url: z.string().nullable() })),
 });

@@ -17,6 +17,7 @@ import { AppError } from '../../shared/errors/app-error.js';
 import { newEventId } from './event-recorder.js';
 import type { GenerationClient, RunOptions } from './generation-client.js';
 import { conversationNotFound, PreviewConversations } from './preview-conversations.js';
+import { pageOf, storePage } from '../schemas/conversation-page.js';
 import { signFeedback, VARIANT_NAMES, type Passage, type WidgetSearchService } from './widget-search-service.js';
 
 /** Sections a summary or reply is written from. */
@@ -129,13 +130,17 @@ export class WidgetAnswerService {
    * Conversations with activity in [from, to): id and the url of the latest topic. `mayRead` says
    * whether the caller's key may read an index: it must cover every index the configuration searches.
    */
-  async conversations(variant: Variant, uid: string, from: number, to: number, mayRead: (indexUid: string) => boolean) {
+  async conversations(
+    variant: Variant, uid: string, from: number, to: number, mayRead: (indexUid: string) => boolean,
+    q: { limit: number; cursor?: { updatedAt: number; id: string } },
+  ) {
     const config = await this.search.configuration(variant, uid);
     const hidden = config.indexes.filter((i) => !mayRead(i));
     if (hidden.length) {
       throw new AppError('forbidden', `This API key may not read the index${hidden.length > 1 ? 'es' : ''} ${hidden.map((i) => `'${i}'`).join(', ')} this ${VARIANT_NAMES[variant]} searches; use a read key for all of its indexes`);
     }
-    return { conversations: (await this.storage.conversations.list(config.uid, from, to)).map((c) => ({ conversation_id: c.id, url: httpUrl(c.latestUrl) ?? null })) };
+    const page = pageOf(await this.storage.conversations.list(config.uid, from, to, storePage(q)), q.limit);
+    return { conversations: page.rows.map((c) => ({ conversation_id: c.id, url: httpUrl(c.latestUrl) ?? null })), next_cursor: page.next_cursor };
   }
 
   private generate(kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: SourcePassage[], language: string, run: RunOptions): Promise<GenerationResult> {

@@ -87,7 +87,7 @@ describe('openapi', () => {
     const doc = (await svc.call('GET', '/openapi.json')).body;
     const names = (path: string) => doc.paths[path].get.parameters.map((p: { name: string }) => p.name);
     expect(names('/v1/admin/configurations/{uid}/insights')).toEqual(['uid', 'from', 'to', 'tz', 'limit']);
-    expect(names('/v1/admin/configurations/{uid}/conversations')).toEqual(['uid', 'from', 'to']);
+    expect(names('/v1/admin/configurations/{uid}/conversations')).toEqual(['uid', 'from', 'to', 'limit', 'cursor']);
     expect(names('/v1/admin/indexes/{uid}/documents')).toEqual(['uid', 'cursor', 'limit']);
     for (const path of ['/v1/admin/configurations/{uid}/conversations/{id}', '/v1/admin/indexes/{uid}/documents/{doc}/sections', '/v1/admin/operations']) {
       expect(doc.paths[path].get.responses['200'].content, path).toBeDefined();
@@ -104,7 +104,7 @@ describe('admin conversations', () => {
 
     const list = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations?from=2024-03-09&to=2024-03-11`);
     expect(list.status).toBe(200);
-    expect(list.body).toEqual({ conversations: [{ id: 'conv-1', url: 'https://kb/install', updated_at: new Date(T + 5000).toISOString(), turns: 2 }] });
+    expect(list.body).toEqual({ next_cursor: null, conversations: [{ id: 'conv-1', url: 'https://kb/install', updated_at: new Date(T + 5000).toISOString(), turns: 2 }] });
 
     const one = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations/conv-1`);
     expect(one.status).toBe(200);

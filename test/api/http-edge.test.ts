@@ -177,3 +177,54 @@ describe('identifiers are bounded at the edge', () => {
     expect(JSON.stringify(r.body).length).toBeLessThan(1000);
   });
 });
+
+describe('conversation listings come in pages', () => {
+  let uid: string;
+  beforeAll(async () => {
+    uid = (await svc.call('POST', '/v1/admin/configurations', { variant: 'ui', name: 'Pages', indexes: ['edge'] })).body.uid;
+    for (let i = 0; i < 25; i++) {
+      await svc.storage.conversations.append(uid, `conv-${i}`, 'session-hash', { question: 'q', reply: 'r', references: [], at: Date.parse('2026-01-01') + (i % 5) * 1000 });
+    }
+  });
+
+  /** Follows next_cursor from the first page to the last; the ids in order and how many pages. */
+  async function walk(get: (cursor: string | null) => Promise<{ status: number; body: any }>, idOf: (c: any) => string) {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const r = await get(cursor);
+      expect(r.status).toBe(200);
+      expect(r.body.conversations.length).toBeLessThanOrEqual(10);
+      ids.push(...r.body.conversations.map(idOf));
+      cursor = r.body.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 10);
+    return { ids, pages };
+  }
+  const range = 'from=2025-12-31&to=2026-01-02&limit=10';
+
+  it('the admin listing pages with limit and next_cursor, every conversation once', async () => {
+    const { ids, pages } = await walk(
+      (cursor) => svc.call('GET', `/v1/admin/configurations/${uid}/conversations?${range}${cursor ? `&cursor=${cursor}` : ''}`), (c) => c.id);
+    expect(pages).toBe(3);
+    expect([...ids].sort()).toEqual(Array.from({ length: 25 }, (_, i) => `conv-${i}`).sort());
+  });
+
+  it('the search interface\'s listing pages the same way', async () => {
+    let n = 0;
+    const { ids, pages } = await walk((cursor) => svc.call('GET', `/v1/ui/conversations?uid=${uid}&${range}${cursor ? `&cursor=${cursor}` : ''}`,
+      undefined, { 'x-forwarded-for': `10.15.0.${++n}` }), (c) => c.conversation_id);
+    expect(pages).toBe(3);
+    expect(new Set(ids).size).toBe(25);
+  });
+
+  it('a limit over 1000 or a cursor this API did not give is a 400 naming it', async () => {
+    const big = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations?from=2025-12-31&to=2026-01-02&limit=5000`);
+    expect(big.status).toBe(400);
+    expect(big.body.message).toMatch(/limit: must be from 1 to 1000/);
+    const forged = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations?from=2025-12-31&to=2026-01-02&cursor=bm9wZQ`);
+    expect(forged.status).toBe(400);
+    expect(forged.body.message).toMatch(/cursor: /);
+  });
+});

@@ -37,6 +37,11 @@ export function conversationStoreContract(name: string, make: MakeStorage) {
       // The count is of the whole conversation, whatever part of it the range holds.
       expect(await s.conversations.list('cfg', 1900, 2100)).toEqual([{ id: 'c1', latestUrl: 'https://a/2', updatedAt: 2000, turns: 2 }]);
       expect(await s.conversations.list('cfg', 1600, 1700)).toEqual([]);
+      // Pages follow the same order, each continuing after the last of the one before.
+      const first = await s.conversations.list('cfg', 0, 3000, { limit: 2 });
+      expect(first.map((c) => c.id)).toEqual(['c1', 'c2']);
+      const last = first[first.length - 1];
+      expect((await s.conversations.list('cfg', 0, 3000, { limit: 2, after: { updatedAt: last.updatedAt, id: last.id } })).map((c) => c.id)).toEqual(['c3']);
       expect(await s.conversations.exists('cfg', 'c1')).toBe(true);
       expect(await s.conversations.exists('other', 'c1')).toBe(false);
       expect(await s.conversations.turns('other', 'c1', 10)).toEqual([]);

@@ -22,6 +22,12 @@ export interface ConversationSummary {
   turns: number;
 }
 
+/** A page of a conversation listing: at most `limit`, after the conversation `after` (the last of the previous page). */
+export interface ConversationPage {
+  limit: number;
+  after?: { updatedAt: number; id: string };
+}
+
 /** Chat conversations of a configuration, turn by turn. */
 export interface ConversationStore {
   /** Turns oldest first, at most the `limit` latest. */
@@ -34,8 +40,8 @@ export interface ConversationStore {
    * when the conversation belongs to another session (one that won a race to create the same id).
    */
   append(configurationUid: string, conversationId: string, session: string, turn: Omit<ConversationTurnRecord, 'seq'>): Promise<boolean>;
-  /** Conversations with a turn in [from, to). */
-  list(configurationUid: string, from: number, to: number): Promise<ConversationSummary[]>;
+  /** Conversations with a turn in [from, to), latest first: a page of `page.limit` (default 10,000) after `page.after`. */
+  list(configurationUid: string, from: number, to: number, page?: ConversationPage): Promise<ConversationSummary[]>;
   /** Retention: drops conversations whose latest turn is before `before` (ms epoch), turns and all; returns how many. */
   prune(before: number): Promise<number>;
 }

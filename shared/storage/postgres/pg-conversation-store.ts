@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { ConversationStore, ConversationSummary, ConversationTurnRecord, StoredReference } from '../ports/conversation-store.js';
+import type { ConversationPage, ConversationStore, ConversationSummary, ConversationTurnRecord, StoredReference } from '../ports/conversation-store.js';
 import { inTransaction, pgText } from './pg-transaction.js';
 
 interface TurnRow {
@@ -73,15 +73,17 @@ export class PgConversationStore implements ConversationStore {
     });
   }
 
-  async list(uid: string, from: number, to: number): Promise<ConversationSummary[]> {
+  async list(uid: string, from: number, to: number, page: ConversationPage = { limit: 10_000 }): Promise<ConversationSummary[]> {
     const { rows } = await this.pool.query<{ id: string; latest_url: string | null; updated_at: number; turns: number }>(
       `SELECT c.id, c.latest_url, c.updated_at,
          (SELECT count(*)::int FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid AND t.conversation_id = c.id) AS turns
        FROM conversations c
-       WHERE c.configuration_uid = $1 AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
+       WHERE c.configuration_uid = $1
+         AND ($5::bigint IS NULL OR c.updated_at < $5 OR (c.updated_at = $5 AND c.id COLLATE "C" > $6))
+         AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
          AND t.conversation_id = c.id AND t.at >= $2 AND t.at < $3)
-       ORDER BY c.updated_at DESC, c.id LIMIT 10000`,
-      [uid, from, to],
+       ORDER BY c.updated_at DESC, c.id COLLATE "C" LIMIT $4`,
+      [uid, from, to, page.limit, page.after?.updatedAt ?? null, page.after?.id ?? ''],
     );
     return rows.map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at, turns: r.turns }));
   }

@@ -1,5 +1,14 @@
-import type { ConversationStore, ConversationTurnRecord } from '../ports/conversation-store.js';
+import type { ConversationPage, ConversationStore, ConversationTurnRecord } from '../ports/conversation-store.js';
 import { immediate, type Db } from './open-database.js';
+
+interface ListParams {
+  uid: string;
+  from: number;
+  to: number;
+  limit: number;
+  afterAt: number | null;
+  afterId: string;
+}
 
 interface TurnRow {
   seq: number;
@@ -30,13 +39,15 @@ export class SqliteConversationStore implements ConversationStore {
       insertTurn: db.prepare(
         `INSERT INTO conversation_turns (configuration_uid, conversation_id, seq, question, reply, refs, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
-      list: db.prepare<[string, number, number], { id: string; latest_url: string | null; updated_at: number; turns: number }>(
+      list: db.prepare<[ListParams], { id: string; latest_url: string | null; updated_at: number; turns: number }>(
         `SELECT c.id, c.latest_url, c.updated_at,
            (SELECT count(*) FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid AND t.conversation_id = c.id) AS turns
          FROM conversations c
-         WHERE c.configuration_uid = ? AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
-           AND t.conversation_id = c.id AND t.at >= ? AND t.at < ?)
-         ORDER BY c.updated_at DESC, c.id LIMIT 10000`,
+         WHERE c.configuration_uid = @uid
+           AND (@afterAt IS NULL OR c.updated_at < @afterAt OR (c.updated_at = @afterAt AND c.id > @afterId))
+           AND EXISTS (SELECT 1 FROM conversation_turns t WHERE t.configuration_uid = c.configuration_uid
+           AND t.conversation_id = c.id AND t.at >= @from AND t.at < @to)
+         ORDER BY c.updated_at DESC, c.id LIMIT @limit`,
       ),
     };
   }
@@ -73,7 +84,8 @@ export class SqliteConversationStore implements ConversationStore {
     });
   }
 
-  async list(uid: string, from: number, to: number) {
-    return this.q.list.all(uid, from, to).map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at, turns: r.turns }));
+  async list(uid: string, from: number, to: number, page: ConversationPage = { limit: 10_000 }) {
+    const params = { uid, from, to, limit: page.limit, afterAt: page.after?.updatedAt ?? null, afterId: page.after?.id ?? '' };
+    return this.q.list.all(params).map((r) => ({ id: r.id, latestUrl: r.latest_url, updatedAt: r.updated_at, turns: r.turns }));
   }
 }
