@@ -1,72 +1,43 @@
-// Random parameters through every public search-interface route (no key, the browser-facing surface):
-// every request must end in a 2xx, a 400, 404 or 409 with a {code, message} body, never a 500, a hang
-// or a crashed process. Seeded, so a failure replays. FUZZ_WIDGET_REQUESTS raises the count.
+// Random parameters through every search-interface route (the browser-facing surface, no key but the
+// conversation listing's): every request must end in a 2xx, or a 4xx with a {code, message} body, never a
+// 5xx, a hang or a crashed process; streamed answers end in `done` or an error event of a 4xx. The short
+// mode of `npm run fuzz -- --targets widget` (same generators and checks, scripts/fuzz/); input i of the
+// seed replays alone. FUZZ_WIDGET_REQUESTS raises the count per route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prng } from '../helpers/prng.js';
-import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
+import { prepareFuzzData } from '../../scripts/fuzz/fixtures.js';
+import { runHttp } from '../../scripts/fuzz/runner.js';
+import { TARGETS, type HttpFuzzContext, type HttpTarget } from '../../scripts/fuzz/targets.js';
+import { MASTER_KEY, startTestService, type TestService } from '../helpers/test-service.js';
 
-const REQUESTS = Number(process.env.FUZZ_WIDGET_REQUESTS ?? 1500);
+const REQUESTS = Number(process.env.FUZZ_WIDGET_REQUESTS ?? 200);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+const WIDGET = TARGETS.filter((t): t is HttpTarget => t.kind === 'http' && t.name.startsWith('widget:'));
 let svc: TestService;
-let uid = '';
-let feedback = '';
-
-const VALUES: unknown[] = [
-  '', ' ', 'python', 'refund', '"quoted', '<script>alert(1)</script>', 'a'.repeat(501), 'ü🙂中文', '%00', '\u0000', '../../etc',
-  0, -1, 1.5, 1e300, true, false, null, [], ['a'], {}, { a: 1 }, 'true', '1', 'desktop', 'mobile', 'tablet', 'click', 'view',
-  'https://example.com/x', 'javascript:alert(1)', 'html', 'markdown',
-];
-const NAMES = ['uid', 'query', 'session-id', 'preview', 'device', 'limit', 'type', 'feedback_data', 'url', 'retrieval', 'reference_format', 'extra'];
-const ROUTES: [string, string][] = [
-  ['GET', 'search'], ['POST', 'search'], ['GET', 'autocomplete'], ['POST', 'feedback'], ['POST', 'support-forward'], ['GET', 'top-questions'],
-  ['GET', 'summary'], ['POST', 'chat'],
-];
+let ctx: HttpFuzzContext;
 
 beforeAll(async () => {
   svc = await startTestService({ env: { QUARRY_RATE_LIMIT_CLIENT: '1000000/10', QUARRY_RATE_LIMIT_UID: '1000000/10' } });
-  await svc.call('POST', '/v1/admin/indexes', { uid: 'kb' });
-  await svc.call('PUT', '/v2/indexes/kb/documents/a', { title: 'Python tutorial', content: '<h2>Lists</h2><p>Python lists hold items. Append to a list with append.</p>' });
-  await waitFor(async () => ((await svc.call('GET', '/v1/admin/indexes/kb')).body.progress.indexed === 1 ? true : null));
-  uid = (await svc.call('POST', '/v1/admin/configurations', { variant: 'ui', name: 'fuzz', indexes: ['kb'], autocomplete_min_queries: 0 })).body.uid;
-  const r = await fetch(`${svc.url}/v1/ui/search?uid=${uid}&session-id=s&query=python`);
-  feedback = (await r.json()).results[0].feedback_data;
-}, 60_000);
-afterAll(() => svc.close());
+  ctx = await prepareFuzzData(svc.url, MASTER_KEY);
+}, 120_000);
+afterAll(() => svc?.close());
 
 describe('search interface fuzzing', () => {
-  it(`answers ${REQUESTS} random requests with 2xx or a 4xx {code, message}, never a 5xx`, async () => {
-    const seed = Number(process.env.FUZZ_SEED ?? 20261122);
-    const rand = prng(seed);
-    const pick = <T>(list: T[]) => list[Math.floor(rand() * list.length)];
-    const statuses = new Map<number, number>();
-    for (let i = 0; i < REQUESTS; i++) {
-      const [method, op] = pick(ROUTES);
-      const variant = rand() < 0.5 ? 'ui' : 'tool';
-      // Half the requests start valid and get one parameter garbled; the rest are random throughout.
-      const params: Record<string, unknown> = {};
-      if (rand() < 0.5) {
-        Object.assign(params, { uid, 'session-id': `s${i % 7}`, query: pick(['python lists', 'append', 'refund', 'how do I append to a list?']), type: 'click', url: 'https://example.com/help', feedback_data: feedback });
-        if (rand() < 0.7) params[pick(NAMES)] = pick(VALUES);
-      } else {
-        if (rand() < 0.8) params.uid = rand() < 0.8 ? uid : pick(VALUES);
-        for (const name of NAMES) if (rand() < 0.35) params[name] = pick(VALUES);
-      }
-      if (op === 'feedback' && rand() < 0.5) params.feedback_data = rand() < 0.5 ? feedback : feedback.slice(0, Math.floor(rand() * feedback.length));
-      const qs = new URLSearchParams(Object.entries(params).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => [k, String(v)]));
-      const rawBody = rand() < 0.05 ? '{"broken": ' : JSON.stringify(params);
-      const res = await fetch(`${svc.url}/v1/${variant}/${op}${method === 'GET' ? `?${qs}` : ''}`, {
-        method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : rawBody,
-      });
-      const text = await res.text();
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      if (res.status >= 500) throw new Error(`seed ${seed}, request ${i}: ${method} /v1/${variant}/${op} ${JSON.stringify(params).slice(0, 300)} -> ${res.status} ${text.slice(0, 300)}`);
-      if (res.status >= 400) {
-        const body = JSON.parse(text);
-        expect(body.code, text).toBe(res.status);
-        expect(typeof body.message).toBe('string');
-      }
-    }
-    console.log(`widget fuzz: ${REQUESTS} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
-    // The service still answers normally afterwards.
-    expect((await fetch(`${svc.url}/v1/ui/search?uid=${uid}&session-id=s&query=python`)).status).toBe(200);
-  }, 300_000);
+  it('covers every search-interface route', () => {
+    expect(WIDGET.map((t) => t.name).sort()).toEqual(
+      ['autocomplete', 'chat', 'conversations', 'feedback', 'search', 'summary', 'support-forward', 'top-questions'].map((op) => `widget:${op}`));
+  });
+
+  for (const target of WIDGET) {
+    it(`${target.name}: ${REQUESTS} random requests answered with 2xx or a 4xx {code, message} (seed ${SEED})`, { timeout: 300_000 }, async () => {
+      const r = await runHttp(target, svc.url, ctx, { seed: SEED, count: REQUESTS, concurrency: 4 });
+      console.log(`fuzz ${target.name}: ${r.inputs} requests in ${r.seconds} s, ${JSON.stringify(r.outcomes)}`);
+      expect(r.failures).toEqual([]);
+      expect(r.inputs).toBe(REQUESTS);
+      // Both a success and a refusal reached: the generator gets past validation and also breaks it.
+      expect(Object.keys(r.outcomes).some((s) => s.startsWith('2'))).toBe(true);
+      expect(Object.keys(r.outcomes).some((s) => s.startsWith('4'))).toBe(true);
+      // The service still answers normally afterwards.
+      expect((await fetch(`${svc.url}/v1/ui/search?uid=${ctx.uid}&session-id=s&query=python`)).status).toBe(200);
+    });
+  }
 });
