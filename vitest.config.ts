@@ -12,7 +12,10 @@ export default defineConfig({
     // Integration files start worker processes and push hundreds of pages; two at a time suits 2 cores.
     maxWorkers: 2,
     projects: [
-      { test: { ...shared, name: 'embedded', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**'] } },
+      { test: { ...shared, name: 'embedded', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/e2e/**', 'test/abuse/**'] } },
+      // Pathological inputs per route (scripts/abuse/), each file against its own service: requests sized to
+      // hurt get generous timeouts instead of timed assertions (`npm run abuse` measures them).
+      { test: { ...shared, name: 'abuse', include: ['test/abuse/*.test.ts'], testTimeout: 300_000, hookTimeout: 180_000 } },
       // The web app in a real Chromium, on the embedded store only: one long flow per file, each step
       // waiting on the page (indexing, insights) rather than on timers.
       { test: { ...shared, name: 'e2e', include: ['test/e2e/*.test.ts'], testTimeout: 300_000, hookTimeout: 180_000 } },

@@ -38,9 +38,16 @@ function fromDependency(err: unknown): AppError | null {
   return null;
 }
 
+/** The router's refusal of a path parameter whose %-escapes are not UTF-8 (a URIError it marks 400). */
+function fromRouting(err: unknown): AppError | null {
+  if (!(err instanceof URIError) || (err as { status?: unknown }).status !== 400) return null;
+  const value = /'(.*)'$/.exec(err.message)?.[1] ?? '';
+  return new AppError('invalid_request', `Invalid request: the path segment '${value.slice(0, 100)}' is not percent-encoded UTF-8; encode identifiers with encodeURIComponent`);
+}
+
 /** The one place errors become responses: 4xx logged at info, 5xx at error; no internals leak. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromDependency(err));
+  const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromRouting(err) ?? fromDependency(err));
   const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
   if (e.status >= 500) req.log?.error({ reqId: req.id, err, ...(e.internal ? { internal: e.internal } : {}) }, 'request failed');
   else req.log?.info({ reqId: req.id, error: e.kind, message: e.message, ...(e.internal ? { internal: e.internal } : {}) }, 'request rejected');

@@ -1,0 +1,4 @@
+// The abuse catalogue's connections attacks (scripts/abuse/attacks.ts); what is checked: abuse-suite.ts.
+import { abuseSuite } from './abuse-suite.js';
+
+abuseSuite('connections');
