@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { extractPage } from '../shared/crawl/extract-page.js';
 import { HOST_LIMIT_DEFAULTS } from '../shared/crawl/host-limiter.js';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget, sendJson } from './bench/http-load.js';
@@ -99,6 +100,18 @@ async function rawFetch(urls: string[], concurrency: number): Promise<{ pages: n
   // Client and server both: the site is served from this process.
   const cpuMsPerPage = round((cpu.user + cpu.system) / 1000 / urls.length, 2);
   return { pages: urls.length, seconds: round(seconds, 2), pagesPerSecond: round(urls.length / seconds, 1), bytes, cpuMsPerPage };
+}
+
+/** CPU per page of the crawler's extraction alone (parse, links, content, fragments), in this process, warm. */
+function extractionCost(pages: SitePage[], site: { url: (path: string) => string }): number {
+  let ms = 0;
+  for (let round = 0; round < 2; round++) {
+    const c0 = process.cpuUsage();
+    for (const p of pages) extractPage(p.html, site.url(p.path), { fragments: ['h1'] });
+    const c = process.cpuUsage(c0);
+    ms = (c.user + c.system) / 1000 / pages.length;
+  }
+  return round(ms, 2);
 }
 
 /** The words of a page's title worth searching for: entities decoded, the site-wide suffix dropped. */
@@ -200,6 +213,7 @@ async function main() {
 
     say(`${pages.length} pages (${corpus}); raw fetch at ${HOST_LIMIT_DEFAULTS.concurrency} at once`);
     const raw = await rawFetch(urls, HOST_LIMIT_DEFAULTS.concurrency);
+    const extractMsPerPage = extractionCost(pages, site);
     const output: Record<string, Record<string, string[]>> = {};
     const results: Record<string, Awaited<ReturnType<typeof crawlRun>>['result'] & { ratios: Record<string, number> }> = {};
     for (const name of runs as RunName[]) {
@@ -224,7 +238,10 @@ async function main() {
       stack = undefined;
     }
 
-    const rows: [string, string, string][] = [['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s, ${raw.cpuMsPerPage} ms CPU/page (client and server)`]];
+    const rows: [string, string, string][] = [
+      ['raw fetch (node fetch, 2 at once)', `${raw.pages} pages in ${raw.seconds} s`, `${raw.pagesPerSecond} pages/s, ${raw.cpuMsPerPage} ms CPU/page (client and server)`],
+      ['extraction alone (extractPage, in process)', `${pages.length} pages`, `${extractMsPerPage} ms CPU/page`],
+    ];
     for (const [name, r] of Object.entries(results)) {
       const label = `${name} (${r.delayMs} ms between starts)`;
       const ceiling = r.ratios.crawlToPolitenessCeiling === undefined ? '' : `, ${r.ratios.crawlToPolitenessCeiling}x the ${r.ratios.politenessCeilingPagesPerSecond}/s ceiling`;
@@ -242,7 +259,7 @@ async function main() {
       timestamp: new Date().toISOString(),
       machine: machineInfo(loadAvg, idleCpu),
       settings: { pages: pages.length, corpus, hostLimits: HOST_LIMIT_DEFAULTS, runs, source: { sitemap: true, max_depth: 0 }, embedder: 'default (glove)', workerProcesses: 1 },
-      results: { raw, runs: results },
+      results: { raw, extractMsPerPage, runs: results },
       processOutput: output,
     }, say);
   } catch (err) {
