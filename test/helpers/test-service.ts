@@ -128,8 +128,10 @@ export async function startTestService(options: {
     },
     async close() {
       await Promise.all(workers.map((w) => w.close()));
-      await new Promise((r) => server.close(r));
+      // Closing waits for every connection; a streamed answer or a kept-alive socket would hold it open.
+      const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
+      await closed;
       await closeApp(app);
       subscriber.disconnect();
       await closeQueues(queues);
