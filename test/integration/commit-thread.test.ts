@@ -43,12 +43,13 @@ describe('the commit thread dies (out of memory on a large group of writes)', ()
 
     const readiness: { status: number | 'no answer'; body: any }[] = [];
     let polling = true;
-    const poll = (async () => {
+    // Two pollers, so one waiting out a slow Redis ping (up to 1 s) leaves no gap the restart could fall into.
+    const poll = Promise.all([0, 1].map(async () => {
       while (polling) {
         readiness.push(await bounded('GET', '/readyz'));
         await new Promise((r) => setTimeout(r, 20));
       }
-    })();
+    }));
 
     const later: { uid: string; status: number | 'no answer' }[] = [];
     let huge: Awaited<ReturnType<typeof bounded>>;
@@ -74,9 +75,9 @@ describe('the commit thread dies (out of memory on a large group of writes)', ()
     expect(huge.body.message).toMatch(/retry/i);
 
     // /readyz said why while the thread was down, and is green again.
-    const red = readiness.find((r) => r.status === 503);
-    expect(red, JSON.stringify(readiness.slice(-3))).toBeDefined();
-    expect(red!.body.message).toMatch(/commit thread/i);
+    // (A busy event loop can also time out the one-second Redis ping meanwhile: only the storage check is asked for.)
+    const red = readiness.filter((r) => r.status === 503);
+    expect(red.map((r) => r.body.message).join('\n'), JSON.stringify(readiness.slice(-3))).toMatch(/storage down: commit thread down: out of memory/);
     expect((await bounded('GET', '/readyz')).status).toBe(200);
 
     // More pushes go through the restarted thread; every 204 is stored and becomes searchable.
