@@ -20,6 +20,9 @@
  *    is also sent as a new chat message, and must make sense without the reply it followed.
  *  - Deduplicated case-insensitively (and by heading), questions equal to an asked one dropped, at most
  *    `max` (default 3).
+ *  - Cost: titles (headings of pushed or crawled pages, any length) over MAX_TITLE_CHARS are skipped before
+ *    anything looks at them, asked questions are read to MAX_ASKED_CHARS, and trailing characters are trimmed
+ *    by loops, not by `[...]+$` expressions, which retry from every position of a long run (quadratic).
  */
 import { contentTerms } from './extractive-generator.js';
 import type { SourcePassage } from './generation-types.js';
@@ -40,14 +43,30 @@ const GENERIC_HEADINGS = new Set([
 const MAX_HEADING_WORDS = 12;
 const COVERED_SHARE = 0.6;
 const QUESTION_START = /^(?:how|why|what|when|where|which|who|can|could|should|is|are|do|does)\b/i;
+/** Longer titles are no heading a user would ask about (a breadcrumb of 12 words fits easily). */
+export const MAX_TITLE_CHARS = 500;
+/** Of each asked question only this much is compared. */
+export const MAX_ASKED_CHARS = 2000;
 
-/** The heading part of a passage title (see the module comment). */
+const isSpace = (c: string) => c.trim() === '';
+/** `s` without the characters at its start and end that `drop` selects: one pass each way. */
+function trimWhere(s: string, dropStart: (c: string) => boolean, dropEnd: (c: string) => boolean): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && dropStart(s[a])) a++;
+  while (b > a && dropEnd(s[b - 1])) b--;
+  return s.slice(a, b);
+}
+const trimEndOf = (s: string, chars: string, spaces = false) => trimWhere(s, () => false, (c) => chars.includes(c) || (spaces && isSpace(c)));
+
+/** The heading part of a passage title (see the module comment); '' for a title over MAX_TITLE_CHARS. */
 export function headingOf(title: string): string {
+  if (title.length > MAX_TITLE_CHARS) return '';
   let t = title.replace(/\s+/g, ' ').trim();
-  const crumbs = t.split(/\s+(?:›|»|>)\s+/);
+  const crumbs = t.split(/ (?:›|»|>) /);
   t = crumbs[crumbs.length - 1];
-  t = t.split(/\s+(?:\||-|—|–|·)\s+/)[0];
-  return t.replace(/^[#\s]+|[\s:¶#]+$/g, '').trim();
+  t = t.split(/ (?:\||-|—|–|·) /)[0];
+  return trimWhere(t, (c) => c === '#' || isSpace(c), (c) => c === ':' || c === '¶' || c === '#' || isSpace(c)).trim();
 }
 
 /**
@@ -90,17 +109,18 @@ function countWord(text: string, word: string, accept: (before: string) => boole
 
 function phrase(heading: string, texts: string[]): string {
   if (heading.endsWith('?')) return heading;
-  if (QUESTION_START.test(heading)) return `${heading.replace(/[.!]+$/, '')}?`;
-  return `Tell me more about ${lowerFirstWord(heading.replace(/[.!]+$/, ''), texts)}`;
+  if (QUESTION_START.test(heading)) return `${trimEndOf(heading, '.!')}?`;
+  return `Tell me more about ${lowerFirstWord(trimEndOf(heading, '.!'), texts)}`;
 }
 
-const key = (q: string) => q.toLowerCase().replace(/\s+/g, ' ').replace(/[\s?.!]+$/, '').trim();
+const key = (q: string) => trimEndOf(q.toLowerCase().replace(/\s+/g, ' '), '?.!', true).trim();
 
 export function followUpCandidates(passages: SourcePassage[], asked: string[], options: FollowUpOptions = {}): string[] {
   const max = Math.max(0, Math.floor(options.max ?? 3));
   const language = options.language ?? 'en';
-  const askedKeys = new Set(asked.map(key));
-  const askedTerms = new Set(asked.flatMap((q) => contentTerms(q, language)));
+  const askedText = asked.map((q) => q.slice(0, MAX_ASKED_CHARS));
+  const askedKeys = new Set(askedText.map(key));
+  const askedTerms = new Set(askedText.flatMap((q) => contentTerms(q, language)));
   const texts = passages.map((p) => p.text ?? '');
   const seen = new Set<string>();
   const out: string[] = [];
