@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { newJobId } from '../shared/jobs/job-id.js';
 import { isJobAlive, type PipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../shared/storage/create-storage.js';
+import { failedJob, failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
+import { MAX_STALLS } from './registry.js';
 
 const CHANGE_LOG_KEEP = 200_000;
 
@@ -15,6 +17,18 @@ export interface ReconcilerOptions {
   eventRetentionMs?: number;
   /** Conversations without a turn for this long are dropped. */
   conversationRetentionMs?: number;
+}
+
+/**
+ * Times in a row the reconciler gives a document's work a new job before it marks the document
+ * failed: work that keeps vanishing (its jobs removed, Redis emptied again and again) is not retried forever.
+ */
+export const MAX_REQUEUES = 5;
+
+/** How many times the reconciler has re-enqueued the work of job `id` (its ids say so: r, r2, r3...). */
+export function requeueCount(id: string | null): number {
+  const m = id ? /^r(\d*)\./.exec(id) : null;
+  return m ? Number(m[1] || 1) : 0;
 }
 
 /** Retention runs at most this often: dropping old events is cheap, but not free. */
@@ -57,10 +71,24 @@ export class Reconciler {
       let requeued = 0;
       for (const { indexId, job } of await this.storage.documents.pendingJobs(Date.now() - graceMs, 10_000)) {
         if (job && (await isJobAlive(this.queues, job))) continue;
+        // A job failed for good whose documents were not marked (stalled out, or its worker died first).
+        const failed = job ? await failedJob(this.queues, job) : null;
+        if (failed) {
+          const n = await failPendingOfJob(this.storage, indexId, job!, failureMessage(failed.queue, failed.reason, MAX_STALLS));
+          this.log.warn({ job, documents: n, reason: failed.reason }, 'reconciler marked the documents of a failed job failed');
+          continue;
+        }
+        const count = requeueCount(job);
+        if (count >= MAX_REQUEUES) {
+          const message = `the reconciler re-enqueued this document's work ${count} times and its job vanished each time (Redis emptied, or the job removed); push it again`;
+          const n = await failPendingOfJob(this.storage, indexId, job!, message);
+          this.log.warn({ job, documents: n }, 'reconciler gave up on documents whose jobs keep vanishing');
+          continue;
+        }
         for (;;) {
           const refs = await this.storage.documents.pendingOfJob(indexId, job, this.o.batchSize);
           if (refs.length === 0) break;
-          const next = newJobId('r', indexId);
+          const next = newJobId(`r${count + 1}`, indexId);
           await this.storage.documents.reassignJob(indexId, refs, next);
           await this.queues.section.add('section', { indexId, docs: refs }, { jobId: next });
           requeued += refs.length;

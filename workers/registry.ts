@@ -5,6 +5,7 @@ import type { PayloadOf, PipelineQueueName } from '../shared/jobs/pipeline-jobs.
 import { EmbedderError } from '../shared/llm/ports/embedder.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { embedJob } from './jobs/embed-job.js';
+import { failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
 import { indexJob } from './jobs/index-job.js';
 import { sectionJob } from './jobs/section-job.js';
 import type { WorkerContext } from './jobs/worker-context.js';
@@ -24,6 +25,9 @@ export interface WorkerOptions {
   lockMs: number;
 }
 
+/** Crashes (or event-loop blocks past the lock) a job survives; BullMQ fails it at the next one. */
+export const MAX_STALLS = 5;
+
 /** BullMQ worker settings every queue of ours uses. */
 export function workerSettings(o: WorkerOptions) {
   return {
@@ -33,7 +37,7 @@ export function workerSettings(o: WorkerOptions) {
     // A killed worker's job returns to the queue after the lock lapses; allow several such crashes.
     lockDuration: o.lockMs,
     stalledInterval: Math.max(1000, Math.floor(o.lockMs / 2)),
-    maxStalledCount: 5,
+    maxStalledCount: MAX_STALLS,
   };
 }
 
@@ -72,6 +76,13 @@ export function startWorkers(queues: readonly (PipelineQueueName | typeof CRAWL_
     worker.on('failed', (job, err) => {
       ctx.log.warn({ queue: name, job: job?.id, attempt: job?.attemptsMade, err }, 'job failed');
       void metrics.record(name, 0, false).catch(() => {});
+      // Failed without the handler running (stalled past MAX_STALLS): its documents are still pending.
+      // Should this process die first, the reconciler finds the failed job and does the same.
+      if (job?.id && job.deferredFailure) {
+        failPendingOfJob(ctx.storage, job.data.indexId, job.id, failureMessage(name, job.deferredFailure, MAX_STALLS))
+          .then((n) => ctx.log.error({ queue: name, job: job.id, documents: n, reason: job.deferredFailure }, 'job failed for good; its documents marked failed'))
+          .catch((e) => ctx.log.warn({ queue: name, job: job.id, err: e }, 'documents of a failed job not marked; the reconciler will'));
+      }
     });
     worker.on('error', (err) => ctx.log.error({ queue: name, err }, 'worker error'));
     return worker;
