@@ -258,10 +258,11 @@ const KEYED: Attack[] = [
     sent: (t) => json('POST', '/v1/admin/configurations', { variant: 'ui', name: 'x', indexes: ['abuse'], allowed_origins: Array.from({ length: 10_000 }, (_, i) => `https://s${i}.example.com`) }, keyed(t)) }),
   attack({ id: 'admin-instant-answer-deep-html', group: 'keyed', route: 'POST /v1/admin/configurations/{uid}/instant-answers', input: 'content: HTML nested 33,000 elements deep (100,000 characters)', expect: [200, 201, 400], budgetMs: BUDGET.small,
     sent: (t) => json('POST', `/v1/admin/configurations/${t.uid}/instant-answers`, { title: 'Deep', content: `${'<b>'.repeat(33_000)}x`.slice(0, 100_000), keywords: ['deep'] }, keyed(t)) }),
-  attack({ id: 'admin-source-hostile-settings', group: 'keyed', route: 'POST /v1/admin/sources', input: '100 start urls of 2,000 characters, 100 globs of 1,000 stars and letters, a selector nested 240 :is( deep', expect: [200, 201, 400], budgetMs: BUDGET.small,
+  attack({ id: 'admin-source-hostile-settings', group: 'keyed', route: 'POST /v1/admin/sources', input: '100 start urls of 2,000 characters, 100 globs of 1,000 stars and letters, a selector nested 199 :is( deep (996 characters)', expect: [200, 201, 400], budgetMs: BUDGET.small,
+    finding: 'seed hosts looked up one at a time before the answer (api/services/source-service.ts checkAddresses; reported, not fixed here)',
     sent: (t) => json('POST', '/v1/admin/sources', {
       uid: 'hostile', kind: 'website', start_urls: Array.from({ length: 100 }, (_, i) => `https://site${i}.invalid/${'p'.repeat(1990)}`),
-      include: Array.from({ length: 100 }, () => '*a'.repeat(500)), fragments: [`${':is('.repeat(240)}a${')'.repeat(240)}`],
+      include: Array.from({ length: 100 }, () => '*a'.repeat(500)), fragments: [`${':is('.repeat(199)}a${')'.repeat(199)}`],
     }, keyed(t)) }),
   attack({ id: 'admin-key-huge-name', group: 'keyed', route: 'POST /v1/admin/keys', input: 'name of 1 MB', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => json('POST', '/v1/admin/keys', { name: 'n'.repeat(MB), permissions: ['read'] }, keyed(t)) }),

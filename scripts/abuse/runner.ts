@@ -27,6 +27,8 @@ export interface AttackReport {
   expect: number[];
   /** How many answers had each status (0: none). */
   statuses: Record<string, number>;
+  /** The start of the first answer's body: which check refused it. */
+  sample: string;
   probes: { sent: number; answered: number; answeredDuring: number; maxMs: number };
   /** What the spec does not allow; empty when the attack was handled. */
   problems: string[];
@@ -94,7 +96,7 @@ export async function runAttack(attack: Attack, t: AbuseTarget, limits: Limits):
   const budgetMs = attack.budgetMs(limits);
   return {
     id: attack.id, group: attack.group, route: attack.route, input: attack.input, finding: attack.finding, budgetMs, ms, withinBudget: ms <= budgetMs,
-    expect: attack.expect, statuses, probes, problems,
+    expect: attack.expect, statuses, sample: answers[0]?.body.slice(0, 200) ?? '', probes, problems,
   };
 }
 
