@@ -8,7 +8,8 @@ import type { Verdict } from './verify.js';
 const OUTAGE_GRACE_MS = 2000;
 
 export interface RequestFigures {
-  requests: Record<string, { sent: number; ok: number }>;
+  /** Per request kind: sent, answered 2xx, and answer times (ms, any outcome) at the median, 99th percentile and slowest. */
+  requests: Record<string, { sent: number; ok: number; p50Ms?: number; p99Ms?: number; maxMs?: number }>;
   hung: number;
   /** 5xx while none of the request's dependencies was away: goal 0. */
   unexpected5xx: number;
@@ -69,6 +70,10 @@ export function requestFigures(records: RequestRecord[], outages: Outage[]): Req
       f.unexpected4xx++;
       example(r, '4xx to a valid request');
     }
+  }
+  for (const [kind, k] of Object.entries(f.requests)) {
+    const ms = records.filter((r) => r.kind === kind).map((r) => r.end - r.start).sort((a, b) => a - b);
+    Object.assign(k, { p50Ms: ms[Math.floor(ms.length / 2)], p99Ms: ms[Math.floor(ms.length * 0.99)], maxMs: ms[ms.length - 1] });
   }
   return f;
 }
@@ -178,6 +183,9 @@ export function printTable(rows: ScenarioRow[], say: (m: string) => void): void 
       pad(row.health ? `${(row.health.maxMs / 1000).toFixed(1)} s` : '', 12), pad(row.health ? row.health.loadAvg.join('-') : '', 10),
     ].join(' '));
     for (const f of row.failures) say(`    ! ${f}`);
-    if (v.searchHealedMs !== undefined) say(`    search agreed with the settled index ${v.searchHealedMs === null ? 'not within 60 s' : `${(v.searchHealedMs / 1000).toFixed(1)} s later`}`);
+    if (v.searchHealedMs !== undefined) {
+      const late = v.lateWrites?.length ? `; ${v.lateWrites.length} of those documents changed version after the listing (a hung write committed late): ${v.lateWrites.slice(0, 5).join(', ')}` : '';
+      say(`    search agreed with the stored versions ${v.searchHealedMs === null ? 'not within 60 s' : `${(v.searchHealedMs / 1000).toFixed(1)} s later`}${late}`);
+    }
   }
 }

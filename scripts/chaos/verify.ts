@@ -30,12 +30,15 @@ export interface Verdict {
    * every 2 s for up to a minute), null if it never did. Tells a lag from a lasting error.
    */
   searchHealedMs?: number | null;
+  /** Of the documents search disagreed on, those whose stored version changed after the listing: a write that hung committed late. */
+  lateWrites?: string[];
 }
 
 interface Token {
   token: string;
   uid: string;
   promised: boolean;
+  doc: DocState;
 }
 
 export interface Problem {
@@ -103,7 +106,7 @@ export async function verify(o: {
   const stale: typeof want = [];
   for (const d of o.check) {
     const held = live.get(uidOf(d.n));
-    for (let k = 0; k < d.sent; k++) (k === held ? want : stale).push({ token: tokenOf(d.n, k), uid: uidOf(d.n), promised: typeof d.promised === 'number' });
+    for (let k = 0; k < d.sent; k++) (k === held ? want : stale).push({ token: tokenOf(d.n, k), uid: uidOf(d.n), promised: typeof d.promised === 'number', doc: d });
   }
   v.searchChecked = want.length;
   const missing: Token[] = [];
@@ -128,7 +131,11 @@ export async function verify(o: {
       lingering.push(c);
     }
   }
-  if (missing.length || lingering.length) v.searchHealedMs = await healing(o.call, o.index, missing, lingering);
+  if (missing.length || lingering.length) {
+    const healed = await healing(o.call, o.index, [...new Set([...missing, ...lingering].map((t) => t.doc))], live);
+    v.searchHealedMs = healed.ms;
+    v.lateWrites = healed.moved;
+  }
 
   // Exactly once: the widget search (keyword leg, one result per section; these pages have one).
   for (const d of o.uiSample) {
@@ -148,23 +155,30 @@ export async function verify(o: {
   return v;
 }
 
-/** Asks search again for what it got wrong until it is right; ms it took, or null after a minute. */
-async function healing(call: Call, index: string, missing: Token[], lingering: Token[]): Promise<number | null> {
+/**
+ * Asks again, every 2 s for up to a minute, about the documents search got wrong: each one's stored
+ * version (a hung write may have committed since the listing), then whether exactly that version's
+ * word finds it. Returns the ms until all agreed (null if never) and the documents whose version moved.
+ */
+async function healing(call: Call, index: string, docs: DocState[], listed: Map<string, number>): Promise<{ ms: number | null; moved: string[] }> {
   const t0 = Date.now();
+  const moved = new Set<string>();
   while (Date.now() - t0 < 60_000) {
     await sleep(2000);
     let wrong = 0;
-    for (const chunk of chunks(missing, 120)) {
-      const found = await contentSearch(call, index, chunk.map((c) => c.token));
-      wrong += chunk.filter((c) => !found.has(c.uid)).length;
+    for (const d of docs) {
+      const uid = uidOf(d.n);
+      const r = await call('GET', `/v2/indexes/${index}/documents/${encodeURIComponent(uid)}`);
+      const held = r.status === 200 ? Number(TOKEN_RE.exec(String(r.json.content))?.[2] ?? -1) : undefined;
+      if (held !== listed.get(uid)) moved.add(uid);
+      for (let k = 0; k < d.sent; k++) {
+        const found = (await contentSearch(call, index, [tokenOf(d.n, k)])).has(uid);
+        if (found !== (k === held)) wrong++;
+      }
     }
-    for (const chunk of chunks(lingering, 120)) {
-      const found = await contentSearch(call, index, chunk.map((c) => c.token));
-      wrong += chunk.filter((c) => found.has(c.uid)).length;
-    }
-    if (wrong === 0) return Date.now() - t0;
+    if (wrong === 0) return { ms: Date.now() - t0, moved: [...moved] };
   }
-  return null;
+  return { ms: null, moved: [...moved] };
 }
 
 /** Every document the documents API lists, uid -> the version its content carries. */
