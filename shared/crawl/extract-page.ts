@@ -4,6 +4,7 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { getOuterHTML, removeElement, textContent } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { AppError } from '../errors/app-error.js';
+import { parseCappedDocument } from '../ingest/depth-capped-parser.js';
 import { normalizeUrl } from './url-policy.js';
 
 export const EXTRACT_DEFAULTS = {
@@ -167,15 +168,17 @@ function contentRoots(doc: Document, contentSelector: string): (Element | Docume
   }
   for (const alternative of alternatives) {
     const found = select([alternative], doc);
-    // Nested matches (an article inside an article) would repeat content: keep the outermost.
-    const outer = found.filter((el) => !found.some((other) => other !== el && contains(other, el)));
+    // Nested matches (an article inside an article) would repeat content: keep the outermost. One
+    // walk up per match (the tree is at most MAX_HTML_DEPTH deep), not one per pair of matches.
+    const matched = new Set<AnyNode>(found);
+    const outer = found.filter((el) => !hasAncestorIn(el, matched));
     if (outer.length > 0) return outer;
   }
   return [doc];
 }
 
-function contains(ancestor: Element, node: AnyNode): boolean {
-  for (let p = node.parent; p; p = p.parent) if (p === ancestor) return true;
+function hasAncestorIn(node: AnyNode, set: Set<AnyNode>): boolean {
+  for (let p = node.parent; p; p = p.parent) if (set.has(p)) return true;
   return false;
 }
 
@@ -184,7 +187,8 @@ function contains(ancestor: Element, node: AnyNode): boolean {
  * content is taken after the drop selectors removed their elements.
  */
 export function extractPage(html: string, pageUrl: string, options: ExtractOptions = {}): ExtractedPage {
-  const doc = parseDocument(html);
+  // Depth-capped: the serializers and walks below recurse once per level of nesting.
+  const doc = parseCappedDocument(html);
   const fragments = extractFragments(doc, options.fragments ?? []);
   const baseHref = select('base[href]', doc)[0]?.attribs.href;
   const base = (baseHref && normalizeUrl(baseHref, pageUrl)) || pageUrl;

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import type { ChildNode, Element } from 'domhandler';
-import { parseDocument } from 'htmlparser2';
+import { parseCappedDocument } from '../ingest/depth-capped-parser.js';
 import type { HostLimiter } from './host-limiter.js';
 import { safeFetch, type SafeFetchOptions } from './safe-fetch.js';
 
@@ -45,7 +45,8 @@ function entryOf(el: Element): SitemapEntry | null {
 
 /** A `<urlset>` or `<sitemapindex>` document; null when it is neither. Keeps at most maxUrls entries. */
 export function parseSitemap(xml: string, maxUrls: number = SITEMAP_DEFAULTS.maxUrls): ParsedSitemap | null {
-  const root = elements(parseDocument(xml, { xmlMode: true }).children)[0];
+  // Depth-capped: nesting costs htmlparser2 quadratic time, and textOf recurses per level.
+  const root = elements(parseCappedDocument(xml, { xmlMode: true }).children)[0];
   if (!root) return null;
   const kind = localName(root) === 'urlset' ? 'urlset' : localName(root) === 'sitemapindex' ? 'index' : null;
   if (!kind) return null;

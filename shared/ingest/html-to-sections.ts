@@ -33,7 +33,7 @@
 //   from the output: downstream stores (Postgres text, JSON) reject or mangle them.
 // - Also skipped, beyond the brief: iframe/object/canvas fallbacks, button/select widgets,
 //   <title> (read only as the page title) and inline style="display:none".
-import { Parser } from 'htmlparser2';
+import { DepthCappedParser } from './depth-capped-parser.js';
 import { splitLongText } from './split-long-text.js';
 import { TextBuilder } from './text-builder.js';
 
@@ -146,7 +146,8 @@ function run(html: string, options: SectionOptions): Section[] {
     return null;
   };
 
-  const parser = new Parser({
+  // Nesting past MAX_HTML_DEPTH is flattened: deep pages stay linear and their text is kept.
+  const parser = new DepthCappedParser(html, {
     onopentag(name, a) {
       const parent = stack[stack.length - 1];
       const f = frame(name, a.id || null, !parent.hasChild);
@@ -262,7 +263,7 @@ function run(html: string, options: SectionOptions): Section[] {
   }
 
   try {
-    parser.end(html);
+    parser.parse();
   } catch {
     // keep whatever was collected before the failure
   }

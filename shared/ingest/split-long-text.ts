@@ -2,22 +2,28 @@
 // paragraph ("\n\n"), line, sentence end, space — first only in the upper half of the window so
 // a boundary near the start does not yield a tiny piece, then anywhere. A hard cut happens only
 // when the window holds no whitespace at all (one "word" longer than the limit).
-// Index-based (no repeated slicing of the remainder) so multi-MB texts stay linear.
+// Index-based (no repeated slicing of the remainder, boundaries sought in the window only) so
+// multi-MB texts stay linear.
 
 const SENTENCE_ENDS = ['. ', '? ', '! '];
 
 function findCut(text: string, start: number, max: number): [end: number, next: number] {
   const limit = start + max;
-  for (const floor of [start + Math.max(1, max >> 1), start + 1]) {
-    let i = text.lastIndexOf('\n\n', limit);
-    if (i >= floor) return [i, i + 2];
-    i = text.lastIndexOf('\n', limit);
-    if (i >= floor) return [i, i + 1];
+  // Boundaries are looked for in this window only (a boundary may start at `limit` and run 2 past):
+  // lastIndexOf on the whole text would scan back to its beginning whenever the window has none,
+  // which made text without breaks quadratic (5 MB took minutes).
+  const win = text.slice(start, limit + 2);
+  const from = max;
+  for (const floor of [Math.max(1, max >> 1), 1]) {
+    let i = win.lastIndexOf('\n\n', from);
+    if (i >= floor) return [start + i, start + i + 2];
+    i = win.lastIndexOf('\n', from);
+    if (i >= floor) return [start + i, start + i + 1];
     i = -1;
-    for (const s of SENTENCE_ENDS) i = Math.max(i, text.lastIndexOf(s, limit - 1));
-    if (i >= floor) return [i + 1, i + 2];
-    i = text.lastIndexOf(' ', limit);
-    if (i >= floor) return [i, i + 1];
+    for (const s of SENTENCE_ENDS) i = Math.max(i, win.lastIndexOf(s, from - 1));
+    if (i >= floor) return [start + i + 1, start + i + 2];
+    i = win.lastIndexOf(' ', from);
+    if (i >= floor) return [start + i, start + i + 1];
   }
   let cut = limit;
   const c = text.charCodeAt(cut - 1);
