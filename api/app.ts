@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     // The documents are pending in the store now: when Redis does not take the jobs, the reconciler re-creates them.
     await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })))
       .catch((err) => log.warn({ err, index: index.uid }, 'reindex jobs not enqueued; the reconciler will enqueue them'));
-  });
+  }, config.limits.maxIndexes);
 
   const secret = await serverSecret(config.auth.secret, storage.keys);
   const signer = new FeedbackSigner(secret);

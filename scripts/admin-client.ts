@@ -46,6 +46,18 @@ export function adminClient(config: Config, options: { url?: string; key?: strin
   };
 }
 
+/** Every item of a paged admin listing (`field` of each page), following next_cursor to the last page. */
+export async function listAll<T>(client: AdminClient, path: string, field: string): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await client.call('GET', cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path);
+    items.push(...page[field]);
+    cursor = page.next_cursor ?? null;
+  } while (cursor);
+  return items;
+}
+
 /**
  * Runs `remote` through the admin API of the running server or, when none is running, `local` on the
  * storage opened here; says on stderr which one it took.

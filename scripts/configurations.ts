@@ -13,7 +13,7 @@ import type { Storage } from '../shared/storage/create-storage.js';
 import { createConfigurationSchema, createInstantAnswerSchema, updateConfigurationSchema } from '../api/schemas/configuration-schemas.js';
 import { validate } from '../api/schemas/validate.js';
 import { ConfigurationService } from '../api/services/configuration-service.js';
-import { adminClient, viaApiOrStorage } from './admin-client.js';
+import { adminClient, listAll, viaApiOrStorage } from './admin-client.js';
 
 const USAGE = `usage: npm run configurations -- create --variant tool|ui --name NAME --indexes a,b [--result-count N] [--origins o1,o2] [--top-questions "Q1|Q2"]
        npm run configurations -- list | show UID | delete UID | update UID [same options]
@@ -44,14 +44,20 @@ function settings() {
   return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 }
 
-/** The request the route would get, and what the route does with it when no server is running. */
-function operation(): { method: string; path: string; body?: unknown; local: (s: ConfigurationService, storage: Storage) => Promise<unknown> } | null {
+/**
+ * The request the route would get (or, for a listing, how to read all its pages), and what the route does with
+ * it when no server is running.
+ */
+function operation(): { method: string; path: string; body?: unknown; remote?: () => Promise<unknown>; local: (s: ConfigurationService, storage: Storage) => Promise<unknown> } | null {
   if (command === 'create') {
     const body = { variant: values.variant, ...settings() };
     return { method: 'POST', path: path(), body, local: async (s) => s.view(await s.create(validate(createConfigurationSchema, body))) };
   }
   if (command === 'list') {
-    return { method: 'GET', path: path(), local: async (s, storage) => ({ configurations: (await storage.configurations.list()).map((c) => s.view(c)) }) };
+    return {
+      method: 'GET', path: path(), remote: async () => ({ configurations: await listAll(client, path(), 'configurations') }),
+      local: async (s, storage) => ({ configurations: (await storage.configurations.list()).map((c) => s.view(c)) }),
+    };
   }
   if (!uid) return null;
   if (command === 'show') return { method: 'GET', path: path(uid), local: async (s) => s.view(await s.get(uid)) };
@@ -76,7 +82,8 @@ if (!op) {
   process.exitCode = 2;
 } else {
   try {
-    const out = await viaApiOrStorage(client, config, () => client.call(op.method, op.path, op.body), (storage) => op.local(new ConfigurationService(storage), storage));
+    const remote = op.remote ?? (() => client.call(op.method, op.path, op.body));
+    const out = await viaApiOrStorage(client, config, remote, (storage) => op.local(new ConfigurationService(storage), storage));
     if (out !== undefined && out !== null) console.log(JSON.stringify(out, null, 2));
   } catch (err) {
     console.error((err as Error).message);

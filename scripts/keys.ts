@@ -11,7 +11,7 @@ import { loadConfig } from '../shared/config/config.js';
 import { AppError } from '../shared/errors/app-error.js';
 import { createKeySchema } from '../api/schemas/admin-schemas.js';
 import { validate } from '../api/schemas/validate.js';
-import { adminClient, viaApiOrStorage } from './admin-client.js';
+import { adminClient, listAll, viaApiOrStorage } from './admin-client.js';
 
 const USAGE = 'usage: npm run keys -- create --name NAME [--permissions read,write] [--indexes a,b] | list | revoke ID  [--url URL] [--key MASTER_KEY]';
 
@@ -46,7 +46,7 @@ async function create() {
 
 async function show() {
   const keys: KeyRow[] = await viaApiOrStorage(client, config,
-    async () => (await client.call('GET', '/v1/admin/keys')).keys,
+    () => listAll<KeyRow>(client, '/v1/admin/keys', 'keys'),
     async (storage) => (await storage.keys.list()).map((k) => ({ ...k, revoked_at: iso(k.revokedAt), last_used_at: iso(k.lastUsedAt) })));
   for (const k of keys) {
     const used = k.last_used_at ? `last used ${k.last_used_at}` : 'never used';

@@ -5,6 +5,7 @@ import { contentSearchResponseSchema, contentSearchSchema } from '../schemas/con
 import {
   adminConversationsSchema, adminTranscriptSchema, configurationViewSchema, createConfigurationSchema, createInstantAnswerSchema,
   conversationListQuerySchema, dateRangeQuerySchema, insightsQuerySchema, insightsSchema, instantAnswerViewSchema, updateConfigurationSchema, updateInstantAnswerSchema,
+  configurationListQuerySchema, instantAnswerListQuerySchema,
 } from '../schemas/configuration-schemas.js';
 import { adminDocumentsQuerySchema, adminDocumentsSchema, adminOperationsSchema, adminSectionsSchema } from '../schemas/admin-app-schemas.js';
 import {
@@ -12,10 +13,11 @@ import {
   summarySchema, supportForwardSchema, toolSuggestionsSchema, topQuestionsResponseSchema, topQuestionsSchema, uiSuggestionsSchema,
   widgetSearchResponseSchema, widgetSearchSchema,
 } from '../schemas/search-interface-schemas.js';
-import { createdKeySchema, createKeySchema, createPushIndexSchema, keyViewSchema } from '../schemas/admin-schemas.js';
+import { createdKeySchema, createKeySchema, createPushIndexSchema, indexListQuerySchema, keyListQuerySchema, keyViewSchema } from '../schemas/admin-schemas.js';
+import { nextCursorSchema } from '../schemas/list-page.js';
 import { blockedSuggestionSchema, blockedSuggestionsViewSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { sessionViewSchema, signInSchema } from '../schemas/session-schemas.js';
-import { createSourceSchema, sourceListSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
+import { createSourceSchema, sourceListQuerySchema, sourceListSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import {
   batchRequestSchema, batchResponseSchema, listResponseSchema, progressSchema, pushDocumentSchema,
 } from '../schemas/push-schemas.js';
@@ -124,14 +126,18 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
 }
 
 const configParam = param('uid', 'path', 'Configuration uid');
+/** A paged admin listing: `field` holds a page, `next_cursor` continues it. */
+const page = (field: string, item: z.ZodType) => z.object({ [field]: z.array(item), next_cursor: nextCursorSchema });
+const pageErrors = { '400': err('limit outside 1-1000, or a cursor this API did not give') };
+const tooManyIndexes = err('The deployment holds QUARRY_MAX_INDEXES indexes already (default 1000); this one would be one more');
 const sourceParam = param('uid', 'path', 'Source uid');
 
 const paths = {
   ...searchInterfacePaths('tool'),
   ...searchInterfacePaths('ui'),
   '/v1/admin/sources': {
-    post: { summary: 'Create a website source and its own push index (index_uid: source-<uid>)', security: auth, requestBody: { required: true, content: json(createSourceSchema) }, responses: { '201': ok('Created', sourceViewSchema), '400': err('Invalid settings (named in the message): a bad url, pattern or CSS selector, no start url or sitemap, or a private address'), '409': err('A source with this uid exists'), ...common } },
-    get: { summary: 'List website sources with the progress of their latest crawls', security: auth, responses: { '200': ok('Sources', sourceListSchema), ...common } },
+    post: { summary: 'Create a website source and its own push index (index_uid: source-<uid>)', security: auth, requestBody: { required: true, content: json(createSourceSchema) }, responses: { '201': ok('Created', sourceViewSchema), '400': err('Invalid settings (named in the message): a bad url, pattern or CSS selector, no start url or sitemap, or a private address'), '409': err('A source with this uid exists, or its index would be one more than QUARRY_MAX_INDEXES'), ...common } },
+    get: { summary: 'List website sources by uid, a page at a time, with the progress of their latest crawls', security: auth, parameters: queryParams(sourceListQuerySchema), responses: { '200': ok('Sources', sourceListSchema), ...pageErrors, ...common } },
   },
   '/v1/admin/sources/{uid}': {
     get: { summary: 'One source with the progress of its latest crawl', security: auth, parameters: [sourceParam], responses: { '200': ok('Source', sourceViewSchema), '404': err('Unknown source'), ...common } },
@@ -143,7 +149,7 @@ const paths = {
   },
   '/v1/admin/configurations': {
     post: { summary: 'Create an API Tool (variant tool) or API UI (variant ui)', security: auth, requestBody: { required: true, content: json(createConfigurationSchema) }, responses: { '201': ok('Created', configurationViewSchema), '400': err('Invalid settings or unknown index'), ...common } },
-    get: { summary: 'List configurations', security: auth, responses: { '200': ok('Configurations', z.object({ configurations: z.array(configurationViewSchema) })), ...common } },
+    get: { summary: 'List configurations, oldest first, a page at a time', security: auth, parameters: queryParams(configurationListQuerySchema), responses: { '200': ok('Configurations', page('configurations', configurationViewSchema)), ...pageErrors, ...common } },
   },
   '/v1/admin/configurations/{uid}': {
     get: { summary: 'One configuration', security: auth, parameters: [configParam], responses: { '200': ok('Configuration', configurationViewSchema), '404': err('Unknown configuration'), ...common } },
@@ -151,8 +157,8 @@ const paths = {
     delete: { summary: 'Delete a configuration with its instant answers and recorded events', security: auth, parameters: [configParam], responses: { '204': ok('Deleted'), '404': err('Unknown configuration'), ...common } },
   },
   '/v1/admin/configurations/{uid}/instant-answers': {
-    post: { summary: 'Add an instant answer (HTML sanitized when saved)', security: auth, parameters: [configParam], requestBody: { required: true, content: json(createInstantAnswerSchema) }, responses: { '201': ok('Created', instantAnswerViewSchema), '400': err('Invalid answer'), '404': err('Unknown configuration'), ...common } },
-    get: { summary: 'List instant answers', security: auth, parameters: [configParam], responses: { '200': ok('Answers', z.object({ instant_answers: z.array(instantAnswerViewSchema) })), '404': err('Unknown configuration'), ...common } },
+    post: { summary: 'Add an instant answer (HTML sanitized when saved)', security: auth, parameters: [configParam], requestBody: { required: true, content: json(createInstantAnswerSchema) }, responses: { '201': ok('Created', instantAnswerViewSchema), '400': err('Invalid answer'), '404': err('Unknown configuration'), '409': err('The configuration has 1000 instant answers, the most it may have'), ...common } },
+    get: { summary: 'List instant answers, oldest first, a page at a time', security: auth, parameters: [configParam, ...queryParams(instantAnswerListQuerySchema)], responses: { '200': ok('Answers', page('instant_answers', instantAnswerViewSchema)), ...pageErrors, '404': err('Unknown configuration'), ...common } },
   },
   '/v1/admin/configurations/{uid}/instant-answers/{id}': {
     patch: { summary: 'Change an instant answer', security: auth, parameters: [configParam, param('id', 'path', 'Answer id')], requestBody: { required: true, content: json(updateInstantAnswerSchema) }, responses: { '200': ok('Updated', instantAnswerViewSchema), '404': err('Unknown configuration or answer'), ...common } },
@@ -229,7 +235,7 @@ const paths = {
   '/v1/content/indexes': {
     post: {
       summary: 'Create or update an index', security: auth, requestBody: { required: true, content: json(indexDefinitionSchema) },
-      responses: { '200': ok('Stored', z.object({})), '400': err('Invalid definition or unsupported language'), '409': err('Incompatible field change'), ...common },
+      responses: { '200': ok('Stored', z.object({})), '400': err('Invalid definition or unsupported language'), '409': err('Incompatible field change, or a new index beyond QUARRY_MAX_INDEXES'), ...common },
     },
   },
   '/v1/content/indexes/{index}/documents': {
@@ -255,7 +261,7 @@ const paths = {
   },
   '/v1/admin/keys': {
     post: { summary: 'Create an API key (secret shown once)', security: auth, requestBody: { required: true, content: json(createKeySchema) }, responses: { '201': ok('Created', createdKeySchema), '400': err('Invalid request'), ...common } },
-    get: { summary: 'List API keys (no secrets)', security: auth, responses: { '200': ok('Keys', z.object({ keys: z.array(keyViewSchema) })), ...common } },
+    get: { summary: 'List API keys (no secrets), oldest first, a page at a time', security: auth, parameters: queryParams(keyListQuerySchema), responses: { '200': ok('Keys', page('keys', keyViewSchema)), ...pageErrors, ...common } },
   },
   '/v1/admin/keys/{id}': {
     delete: { summary: 'Revoke an API key', security: auth, parameters: [param('id', 'path', 'Key id')], responses: { '204': ok('Revoked'), '404': err('Unknown key'), ...common } },
@@ -277,8 +283,8 @@ const paths = {
     },
   },
   '/v1/admin/indexes': {
-    post: { summary: 'Create an index for document push (page fields title, content, source_url, last_modified)', security: auth, requestBody: { required: true, content: json(createPushIndexSchema) }, responses: { '201': ok('Created'), '200': ok('Already existed'), '400': err('Invalid uid or language'), ...common } },
-    get: { summary: 'List indexes with their progress', security: auth, responses: { '200': ok('Indexes'), ...common } },
+    post: { summary: 'Create an index for document push (page fields title, content, source_url, last_modified)', security: auth, requestBody: { required: true, content: json(createPushIndexSchema) }, responses: { '201': ok('Created'), '200': ok('Already existed'), '400': err('Invalid uid or language'), '409': tooManyIndexes, ...common } },
+    get: { summary: 'List indexes by uid, a page at a time, with their progress', security: auth, parameters: queryParams(indexListQuerySchema), responses: { '200': ok('Indexes (`indexes`, and `next_cursor`: pass it as `cursor` for the next page, null on the last)'), ...pageErrors, ...common } },
   },
   '/v1/admin/indexes/{uid}': {
     get: { summary: 'One index with its progress', security: auth, parameters: [param('uid', 'path', 'Index uid')], responses: { '200': ok('Index'), '404': err('Unknown index'), ...common } },

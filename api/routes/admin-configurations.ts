@@ -4,14 +4,15 @@ import type { Storage } from '../../shared/storage/create-storage.js';
 import { httpUrl } from '../../shared/text/http-url.js';
 import { requirePermission } from '../middleware/auth.js';
 import {
-  conversationListQuerySchema, createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema, updateConfigurationSchema,
-  updateInstantAnswerSchema,
+  configurationListQuerySchema, conversationListQuerySchema, createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema,
+  instantAnswerListQuerySchema, updateConfigurationSchema, updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
 import { blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
 import { boundPathParams } from '../schemas/path-params.js';
 import { pageOf, storePage } from '../schemas/conversation-page.js';
+import { createdCursor, pageOf as listPageOf, storePage as listStorePage } from '../schemas/list-page.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
 /** Blocked suggestions a configuration may hold: each is checked on every autocomplete. */
@@ -27,8 +28,10 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
   r.post('/v1/admin/configurations', async (req, res) => {
     res.status(201).json(service.view(await service.create(validate(createConfigurationSchema, req.body ?? {}))));
   });
-  r.get('/v1/admin/configurations', async (_req, res) => {
-    res.json({ configurations: (await storage.configurations.list()).map((c) => service.view(c)) });
+  r.get('/v1/admin/configurations', async (req, res) => {
+    const q = validate(configurationListQuerySchema, req.query);
+    const page = listPageOf(await storage.configurations.list(listStorePage(q)), q.limit, createdCursor, (c) => ({ createdAt: c.createdAt, id: c.uid }));
+    res.json({ configurations: page.rows.map((c) => service.view(c)), next_cursor: page.next_cursor });
   });
   r.get('/v1/admin/configurations/:uid', async (req, res) => {
     res.json(service.view(await service.get(req.params.uid)));
@@ -45,7 +48,9 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
     res.status(201).json(service.answerView(await service.addInstantAnswer(req.params.uid, validate(createInstantAnswerSchema, req.body ?? {}))));
   });
   r.get('/v1/admin/configurations/:uid/instant-answers', async (req, res) => {
-    res.json({ instant_answers: (await service.instantAnswers(req.params.uid)).map((a) => service.answerView(a)) });
+    const q = validate(instantAnswerListQuerySchema, req.query);
+    const page = listPageOf(await service.instantAnswers(req.params.uid, listStorePage(q)), q.limit, createdCursor, (a) => a);
+    res.json({ instant_answers: page.rows.map((a) => service.answerView(a)), next_cursor: page.next_cursor });
   });
   r.patch('/v1/admin/configurations/:uid/instant-answers/:id', async (req, res) => {
     res.json(service.answerView(await service.updateInstantAnswer(req.params.uid, req.params.id, validate(updateInstantAnswerSchema, req.body ?? {}))));

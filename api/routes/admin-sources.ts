@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { requirePermission } from '../middleware/auth.js';
-import { createSourceSchema, updateSourceSchema } from '../schemas/source-schemas.js';
+import { createSourceSchema, sourceListQuerySchema, updateSourceSchema } from '../schemas/source-schemas.js';
+import { pageOf, storePage, uidCursor } from '../schemas/list-page.js';
 import { validate } from '../schemas/validate.js';
 import { boundPathParams } from '../schemas/path-params.js';
 import type { SourceService } from '../services/source-service.js';
@@ -13,8 +14,10 @@ export function adminSourcesRouter(service: SourceService): Router {
   r.post('/v1/admin/sources', async (req, res) => {
     res.status(201).json(await service.view(await service.create(validate(createSourceSchema, req.body ?? {}))));
   });
-  r.get('/v1/admin/sources', async (_req, res) => {
-    res.json({ sources: await service.list() });
+  r.get('/v1/admin/sources', async (req, res) => {
+    const q = validate(sourceListQuerySchema, req.query);
+    const page = pageOf(await service.list(storePage(q)), q.limit, uidCursor, (s) => s.uid);
+    res.json({ sources: page.rows, next_cursor: page.next_cursor });
   });
   r.get('/v1/admin/sources/:uid', async (req, res) => {
     res.json(await service.view(await service.get(req.params.uid)));

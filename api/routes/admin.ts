@@ -4,7 +4,8 @@ import { AppError } from '../../shared/errors/app-error.js';
 import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { requirePermission } from '../middleware/auth.js';
-import { createKeySchema, createPushIndexSchema } from '../schemas/admin-schemas.js';
+import { createKeySchema, createPushIndexSchema, indexListQuerySchema, keyListQuerySchema } from '../schemas/admin-schemas.js';
+import { createdCursor, pageOf, storePage, uidCursor } from '../schemas/list-page.js';
 import { validate } from '../schemas/validate.js';
 import { boundPathParams } from '../schemas/path-params.js';
 import { adminDocumentsRouter } from './admin-documents.js';
@@ -22,12 +23,15 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
     res.status(201).json(await createApiKey(storage.keys, body));
   });
 
-  r.get('/v1/admin/keys', async (_req, res) => {
+  r.get('/v1/admin/keys', async (req, res) => {
+    const q = validate(keyListQuerySchema, req.query);
+    const page = pageOf(await storage.keys.list(storePage(q)), q.limit, createdCursor, (k) => k);
     res.json({
-      keys: (await storage.keys.list()).map((k) => ({
+      keys: page.rows.map((k) => ({
         id: k.id, name: k.name, prefix: k.prefix, permissions: k.permissions, indexes: k.indexes,
         created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt), last_used_at: iso(k.lastUsedAt),
       })),
+      next_cursor: page.next_cursor,
     });
   });
 
@@ -46,8 +50,10 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
     res.status(created ? 201 : 200).json(await indexes.view(index));
   });
 
-  r.get('/v1/admin/indexes', async (_req, res) => {
-    res.json({ indexes: await Promise.all((await storage.indexes.list()).map((i) => indexes.view(i))) });
+  r.get('/v1/admin/indexes', async (req, res) => {
+    const q = validate(indexListQuerySchema, req.query);
+    const page = pageOf(await storage.indexes.list(storePage(q)), q.limit, uidCursor, (i) => i.uid);
+    res.json({ indexes: await Promise.all(page.rows.map((i) => indexes.view(i))), next_cursor: page.next_cursor });
   });
 
   r.get('/v1/admin/indexes/:uid', async (req, res) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { indexUidSchema } from '../../shared/indexes/index-schema.js';
+import { createdCursor, pageQuerySchema, uidCursor } from './list-page.js';
 
 export const createKeySchema = z.strictObject({
   name: z.string().min(1, 'must not be empty').max(200),
@@ -30,3 +31,7 @@ export const createPushIndexSchema = z.strictObject({
   uid: indexUidSchema,
   language_code: z.string().default('en'),
 });
+
+/** Keys oldest first; indexes by uid. */
+export const keyListQuerySchema = pageQuerySchema('Keys', createdCursor);
+export const indexListQuerySchema = pageQuerySchema('Indexes', uidCursor);

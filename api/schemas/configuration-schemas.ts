@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { indexUidSchema } from '../../shared/indexes/index-schema.js';
 import { isTimeZone } from '../../shared/storage/local-days.js';
 import { conversationPageFields } from './conversation-page.js';
+import { createdCursor, pageQuerySchema } from './list-page.js';
 
 const origin = z.string().max(300).refine((o) => o === '*' || /^https?:\/\/(\*\.)?[^/\s?#]+$/i.test(o), {
   message: "must be '*' or an origin like https://example.com or https://*.example.com (scheme and host, no path)",
@@ -109,6 +110,10 @@ export const dateRangeQuerySchema = z.strictObject({
 });
 
 export const conversationListQuerySchema = dateRangeQuerySchema.extend(conversationPageFields);
+
+/** Configurations and a configuration's instant answers, oldest first. */
+export const configurationListQuerySchema = pageQuerySchema('Configurations', createdCursor);
+export const instantAnswerListQuerySchema = pageQuerySchema('Instant answers', createdCursor);
 
 export const insightsQuerySchema = dateRangeQuerySchema.extend({
   tz: z.string().max(64, 'must be at most 64 characters').refine(isTimeZone, { message: 'must be an IANA time zone such as Europe/Paris or America/New_York' }).default('UTC')

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkSelector } from '../../shared/crawl/extract-page.js';
 import { normalizeUrl } from '../../shared/crawl/url-policy.js';
+import { nextCursorSchema, pageQuerySchema, uidCursor } from './list-page.js';
 
 const crawlUrl = z.string().max(2048).refine((u) => normalizeUrl(u) !== null && /^https?:\/\//i.test(u.trim()), {
   message: 'must be an absolute http(s) URL without a user name or password',
@@ -101,7 +102,10 @@ export const sourceViewSchema = z.object({
   crawl: crawlViewSchema,
 });
 
+export const sourceListQuerySchema = pageQuerySchema('Sources', uidCursor);
+
 export const sourceListSchema = z.object({
   sources: z.array(sourceViewSchema.extend({ crawl: crawlViewSchema.omit({ problems: true, problem_totals: true }) }))
-    .describe('Every source by uid, each with its crawl progress but not its problems (read one source for those)'),
+    .describe('A page of sources by uid, each with its crawl progress but not its problems (read one source for those)'),
+  next_cursor: nextCursorSchema,
 });

@@ -4,11 +4,15 @@ import { sanitizeAnswerHtml } from '../../shared/configurations/sanitize-answer-
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { ConfigurationRecord, InstantAnswerRecord } from '../../shared/storage/ports/configuration-store.js';
+import type { CreatedKey, ListPage } from '../../shared/storage/ports/list-page.js';
 import type {
   createConfigurationSchema, createInstantAnswerSchema, updateConfigurationSchema, updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Instant answers a configuration may hold: every search of it matches its query against all of them. */
+export const MAX_INSTANT_ANSWERS = 1000;
 
 /** Admin side of the search interface: API Tools / API UIs and their instant answers. */
 export class ConfigurationService {
@@ -68,6 +72,9 @@ export class ConfigurationService {
 
   async addInstantAnswer(uid: string, body: z.output<typeof createInstantAnswerSchema>): Promise<InstantAnswerRecord> {
     await this.get(uid);
+    if ((await this.storage.configurations.instantAnswers(uid, { limit: MAX_INSTANT_ANSWERS })).length >= MAX_INSTANT_ANSWERS) {
+      throw new AppError('conflict', `Configuration '${uid}' already has ${MAX_INSTANT_ANSWERS} instant answers, the most one may have; delete or merge some before adding more`);
+    }
     const now = Date.now();
     const record: InstantAnswerRecord = {
       id: randomUUID(),
@@ -107,8 +114,9 @@ export class ConfigurationService {
     }
   }
 
-  async instantAnswers(uid: string): Promise<InstantAnswerRecord[]> {
-    return this.storage.configurations.instantAnswers((await this.get(uid)).uid);
+  /** Oldest first: a page of them after `page.after`. */
+  async instantAnswers(uid: string, page: ListPage<CreatedKey>): Promise<InstantAnswerRecord[]> {
+    return this.storage.configurations.instantAnswers((await this.get(uid)).uid, page);
   }
 
   view(c: ConfigurationRecord) {

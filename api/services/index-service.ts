@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors/app-error.js';
 import { PUSH_FIELDS, type FieldSpec, type IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
+import { IndexLimitReached } from '../../shared/storage/ports/index-registry.js';
 
 /**
  * Index definitions. Adding fields is always allowed; changing or removing a field's type would
@@ -8,7 +9,12 @@ import type { Storage } from '../../shared/storage/create-storage.js';
  * re-analyses every document.
  */
 export class IndexService {
-  constructor(private readonly storage: Storage, private readonly requeue: (index: IndexRecord) => Promise<void>) {}
+  constructor(
+    private readonly storage: Storage,
+    private readonly requeue: (index: IndexRecord) => Promise<void>,
+    /** QUARRY_MAX_INDEXES: keys with write create indexes, and every index costs each reconciler pass a query. */
+    private readonly maxIndexes = Infinity,
+  ) {}
 
   async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>): Promise<{ index: IndexRecord; created: boolean }> {
     const existing = await this.storage.indexes.get(uid);
@@ -21,7 +27,10 @@ export class IndexService {
         }
       }
     }
-    const result = await this.storage.indexes.upsert(uid, languageCode, fields);
+    const result = await this.storage.indexes.upsert(uid, languageCode, fields, this.maxIndexes).catch((err: unknown) => {
+      if (!(err instanceof IndexLimitReached)) throw err;
+      throw new AppError('conflict', `This deployment has ${err.max} indexes, the most QUARRY_MAX_INDEXES allows; put documents in an existing index, or raise QUARRY_MAX_INDEXES`);
+    });
     if (existing && existing.languageCode !== languageCode) await this.requeue(result.index);
     return result;
   }

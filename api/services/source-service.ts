@@ -6,6 +6,7 @@ import { AppError } from '../../shared/errors/app-error.js';
 import { queueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { IDLE_CRAWL, type PageProblems, type SourceRecord, type WebsiteSettings } from '../../shared/storage/ports/source-store.js';
+import type { ListPage } from '../../shared/storage/ports/list-page.js';
 import type { createSourceSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import type { IndexService } from './index-service.js';
 import type { PushService } from './push-service.js';
@@ -93,10 +94,9 @@ export class SourceService {
     return queued;
   }
 
-  /** Every source, by uid, as the list shows them: without `problems` and their totals, a query per source. */
-  async list() {
-    const sources = (await this.storage.sources.list()).sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-    return sources.map((source) => {
+  /** A page of sources by uid, as the list shows them: without `problems` and their totals, a query per source. */
+  async list(page: ListPage<string>) {
+    return (await this.storage.sources.list(page)).map((source) => {
       const view = this.summary(source, NO_PROBLEMS);
       const { problems: _, problem_totals: __, ...crawl } = view.crawl;
       return { ...view, crawl };

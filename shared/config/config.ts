@@ -51,6 +51,7 @@ const envSchema = z.object({
   QUARRY_WIDGET_DIR: z.string().min(1).optional(),
   QUARRY_MAX_BODY_BYTES: int(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
   QUARRY_MAX_BATCH_DOCUMENTS: int(1, 10000).default(1000),
+  QUARRY_MAX_INDEXES: int(1, 1_000_000).default(1000),
   QUARRY_SEARCH_TIMEOUT_MS: int(10, 600_000).default(5000),
   QUARRY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(120),
   QUARRY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -122,6 +123,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       /** The built widget served at /widget.js (npm run build:widget). */
       widgetDir: e.QUARRY_WIDGET_DIR ? resolve(e.QUARRY_WIDGET_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../widget/dist'),
     },
+    /** Indexes the deployment may hold; creating one more is a 409 (keys with write create indexes). */
+    limits: { maxIndexes: e.QUARRY_MAX_INDEXES },
     /** A content or widget search that takes longer is cut off with 504; it yields the event loop meanwhile. */
     search: { timeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },

@@ -1,4 +1,5 @@
 import type { ConfigurationRecord, ConfigurationStore, InstantAnswerRecord } from './ports/configuration-store.js';
+import type { CreatedKey, ListPage } from './ports/list-page.js';
 
 /** How long another process's change to a configuration may take to reach this one. */
 export const CONFIGURATION_CACHE_MS = 1000;
@@ -27,12 +28,14 @@ export class CachedConfigurationStore implements ConfigurationStore {
     return this.remember(this.records, uid, () => this.store.get(uid));
   }
 
-  instantAnswers(configurationUid: string) {
+  /** Searches read them all, through the cache; the admin listing reads its pages from the store. */
+  instantAnswers(configurationUid: string, page?: ListPage<CreatedKey>) {
+    if (page) return this.store.instantAnswers(configurationUid, page);
     return this.remember(this.answers, configurationUid, () => this.store.instantAnswers(configurationUid));
   }
 
-  list() {
-    return this.store.list();
+  list(page?: ListPage<CreatedKey>) {
+    return this.store.list(page);
   }
 
   async insert(record: ConfigurationRecord) {

@@ -122,7 +122,7 @@ describe('keys CLI against a running server', () => {
     expect(missing.stderr).toContain("'missing' does not exist");
     const listed = await run('configurations', ['list'], env);
     expect(listed.stderr).toContain(`through the admin API at ${svc.url}`);
-    expect(JSON.parse(listed.stdout)).toEqual((await svc.call('GET', '/v1/admin/configurations')).body);
+    expect(JSON.parse(listed.stdout)).toEqual({ configurations: (await svc.call('GET', '/v1/admin/configurations')).body.configurations });
   });
 });
 

@@ -40,6 +40,16 @@ export function configurationStoreContract(name: string, make: MakeStorage) {
       expect((await s.configurations.list()).map((c) => c.uid)).toEqual(['c2']);
     });
 
+    it('lists configurations and instant answers a page at a time, oldest first, each once', async () => {
+      for (const [uid, at] of [['c3', 2000], ['c2', 2000], ['c1', 1000]] as const) await s.configurations.insert(config(uid, at));
+      expect((await s.configurations.list({ limit: 2 })).map((c) => c.uid)).toEqual(['c1', 'c2']);
+      expect((await s.configurations.list({ limit: 2, after: { createdAt: 2000, id: 'c2' } })).map((c) => c.uid)).toEqual(['c3']);
+      for (const [id, at] of [['a3', 20], ['a2', 20], ['a1', 10]] as const) await s.configurations.insertInstantAnswer(answer(id, 'c1', at));
+      await s.configurations.insertInstantAnswer(answer('b1', 'c2', 15));
+      expect((await s.configurations.instantAnswers('c1', { limit: 2 })).map((a) => a.id)).toEqual(['a1', 'a2']);
+      expect((await s.configurations.instantAnswers('c1', { limit: 2, after: { createdAt: 20, id: 'a2' } })).map((a) => a.id)).toEqual(['a3']);
+    });
+
     it('keeps instant answers per configuration, and drops them with it', async () => {
       await s.configurations.insert(config('c1', 1000));
       await s.configurations.insert(config('c2', 1000));

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IndexLimitReached } from '../../shared/storage/ports/index-registry.js';
 import type { Storage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
@@ -37,6 +38,26 @@ export function indexRegistryContract(name: string, make: MakeStorage) {
       expect(ids.size).toBe(3);
       expect(await s.indexes.get('nope')).toBeNull();
       expect(await s.indexes.getById(Math.max(...ids) + 100)).toBeNull();
+    });
+
+    it('lists indexes a page at a time after a uid', async () => {
+      for (const uid of ['b', 'a', 'B', 'c']) await s.indexes.upsert(uid, 'en', FIELDS);
+      expect((await s.indexes.list({ limit: 2 })).map((i) => i.uid)).toEqual(['B', 'a']);
+      expect((await s.indexes.list({ limit: 2, after: 'a' })).map((i) => i.uid)).toEqual(['b', 'c']);
+      expect(await s.indexes.list({ limit: 2, after: 'c' })).toEqual([]);
+    });
+
+    it('creates no index past maxIndexes, even when hosts create them at once, and still updates existing ones', async () => {
+      const other = await h.open();
+      await s.indexes.upsert('first', 'en', FIELDS, 5);
+      const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => (i % 2 ? other : s).indexes.upsert(`ix-${i}`, 'en', FIELDS, 5)));
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(IndexLimitReached);
+      expect(await s.indexes.list()).toHaveLength(5);
+      const updated = await other.indexes.upsert('first', 'de', FIELDS, 5);
+      expect(updated).toMatchObject({ created: false, index: { languageCode: 'de' } });
+      await expect(s.indexes.upsert('sixth', 'en', FIELDS, 5)).rejects.toBeInstanceOf(IndexLimitReached);
+      expect((await s.indexes.upsert('sixth', 'en', FIELDS)).created).toBe(true);
     });
 
     it('records the embedder of an index', async () => {

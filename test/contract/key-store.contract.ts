@@ -34,6 +34,19 @@ export function keyStoreContract(name: string, make: MakeStorage) {
       expect(list[1]).toEqual({ ...key('k2', 2000, ['books', 'films']), revokedAt: null, lastUsedAt: null });
     });
 
+    it('lists keys a page at a time, oldest first and by id (code point) within one time, each once', async () => {
+      for (const [id, at] of [['kb', 2000], ['kA', 2000], ['ka', 2000], ['k0', 1000], ['kz', 3000]] as const) await s.keys.insert(key(id, at), `hash-${id}`);
+      const ids = (await s.keys.list()).map((k) => k.id);
+      expect(ids).toEqual(['k0', 'kA', 'ka', 'kb', 'kz']);
+      const first = await s.keys.list({ limit: 2 });
+      expect(first.map((k) => k.id)).toEqual(['k0', 'kA']);
+      const second = await s.keys.list({ limit: 2, after: { createdAt: first[1].createdAt, id: first[1].id } });
+      expect(second.map((k) => k.id)).toEqual(['ka', 'kb']);
+      // A key created between two pages before the cursor shifts nothing onto the next page.
+      await s.keys.insert(key('k1', 1500), 'hash-k1');
+      expect((await s.keys.list({ limit: 2, after: { createdAt: 2000, id: 'kb' } })).map((k) => k.id)).toEqual(['kz']);
+    });
+
     it('gets a key by id, revoked or not', async () => {
       await s.keys.insert(key('k1', 1000), 'hash-1');
       expect(await s.keys.get('k1')).toEqual({ ...key('k1', 1000), revokedAt: null, lastUsedAt: null });

@@ -38,6 +38,12 @@ export function sourceStoreContract(name: string, make: MakeStorage) {
       await expect(s.sources.insert(source('docs'))).rejects.toThrow();
     });
 
+    it('lists sources a page at a time after a uid', async () => {
+      for (const uid of ['docs', 'blog', 'Api', 'shop']) await s.sources.insert(source(uid));
+      expect((await s.sources.list({ limit: 2 })).map((x) => x.uid)).toEqual(['Api', 'blog']);
+      expect((await s.sources.list({ limit: 2, after: 'blog' })).map((x) => x.uid)).toEqual(['docs', 'shop']);
+    });
+
     it('replaces settings without touching the crawl, and the crawl without touching settings', async () => {
       await s.sources.insert(source('docs'));
       const crawl = { ...IDLE_CRAWL, state: 'running' as const, crawl: 2, discovered: 5, fetched: 3, startedAt: 2000 };

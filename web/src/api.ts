@@ -52,6 +52,20 @@ export const api = {
   put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body ?? {}),
   patch: <T>(path: string, body?: unknown) => request<T>('PATCH', path, body ?? {}),
   delete: <T = null>(path: string) => request<T>('DELETE', path),
+  /**
+   * A whole admin listing: the server answers in pages (at most 1000 items and a next_cursor), and the app
+   * shows everything an operator has, so this follows next_cursor to the last page and returns `field` whole.
+   */
+  async all<T extends object>(path: string, field: keyof T & string, signal?: AbortSignal): Promise<T> {
+    const items: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Record<string, unknown> = await request('GET', cursor ? `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : path, undefined, signal);
+      items.push(...(page[field] as unknown[]));
+      cursor = typeof page.next_cursor === 'string' ? page.next_cursor : null;
+    } while (cursor);
+    return { [field]: items } as T;
+  },
 };
 
 /** Encodes one path segment (uids may hold characters that are special in urls). */

@@ -1,3 +1,5 @@
+import type { CreatedKey, ListPage } from './list-page.js';
+
 export type Variant = 'tool' | 'ui';
 export type FusionMethod = 'rrf' | 'weighted';
 
@@ -39,12 +41,14 @@ export interface InstantAnswerRecord {
 export interface ConfigurationStore {
   insert(record: ConfigurationRecord): Promise<void>;
   get(uid: string): Promise<ConfigurationRecord | null>;
-  list(): Promise<ConfigurationRecord[]>;
+  /** Oldest first (then by uid, as `id` of the page key); a page of them after `page.after`, or all without `page`. */
+  list(page?: ListPage<CreatedKey>): Promise<ConfigurationRecord[]>;
   /** Replaces the stored record (the caller merged the patch); false when it does not exist. */
   replace(record: ConfigurationRecord): Promise<boolean>;
   delete(uid: string): Promise<boolean>;
   insertInstantAnswer(record: InstantAnswerRecord): Promise<void>;
-  instantAnswers(configurationUid: string): Promise<InstantAnswerRecord[]>;
+  /** Oldest first (then by id); a page of them after `page.after`, or all without `page`. */
+  instantAnswers(configurationUid: string, page?: ListPage<CreatedKey>): Promise<InstantAnswerRecord[]>;
   replaceInstantAnswer(record: InstantAnswerRecord): Promise<boolean>;
   deleteInstantAnswer(configurationUid: string, id: string): Promise<boolean>;
 }

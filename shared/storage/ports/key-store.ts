@@ -1,3 +1,5 @@
+import type { CreatedKey, ListPage } from './list-page.js';
+
 export type Permission = 'read' | 'write' | 'admin';
 
 export interface ApiKeyRecord {
@@ -19,7 +21,8 @@ export interface KeyStore {
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
   /** The key with this id, revoked or not. */
   get(id: string): Promise<ApiKeyRecord | null>;
-  list(): Promise<ApiKeyRecord[]>;
+  /** Oldest first (then by id); a page of them after `page.after`, or every key without `page`. */
+  list(page?: ListPage<CreatedKey>): Promise<ApiKeyRecord[]>;
   revoke(id: string): Promise<boolean>;
   /** Records a use; never moves last_used_at backwards (processes record out of order). */
   markUsed(id: string, at: number): Promise<void>;

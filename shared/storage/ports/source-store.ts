@@ -1,3 +1,5 @@
+import type { ListPage } from './list-page.js';
+
 /** What a website source crawls and keeps; the admin API's body fields, camel-cased. */
 export interface WebsiteSettings {
   startUrls: string[];
@@ -98,7 +100,8 @@ export const IDLE_CRAWL: CrawlProgress = {
 export interface SourceStore {
   insert(record: SourceRecord): Promise<void>;
   get(uid: string): Promise<SourceRecord | null>;
-  list(): Promise<SourceRecord[]>;
+  /** By uid (code point order); a page of them after the uid `page.after`, or every source without `page`. */
+  list(page?: ListPage<string>): Promise<SourceRecord[]>;
   /** Replaces settings and updatedAt (the caller merged the patch); the crawl is left as it is. False when missing. */
   replaceSettings(uid: string, settings: WebsiteSettings, updatedAt: number): Promise<boolean>;
   /** Replaces the crawl progress; false when the source is gone (deleted mid-crawl). */

@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import type { ConfigurationRecord, ConfigurationStore, InstantAnswerRecord } from '../ports/configuration-store.js';
+import type { CreatedKey, ListPage } from '../ports/list-page.js';
 
 // The record is stored whole as JSON text, as in SQLite: configurations are read by uid only, and
 // new settings then need no migration.
 const bodies = <T>(rows: { body: string }[]): T[] => rows.map((r) => JSON.parse(r.body) as T);
 const changed = (r: pg.QueryResult) => (r.rowCount ?? 0) > 0;
+/** $n.. of a keyset page over (created_at, <id column>): the limit (null: every row), then the last row's key. */
+const pageParams = (page?: ListPage<CreatedKey>) => [page?.limit ?? null, page?.after?.createdAt ?? null, page?.after?.id ?? ''];
 
 export class PgConfigurationStore implements ConfigurationStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -21,8 +24,12 @@ export class PgConfigurationStore implements ConfigurationStore {
     return bodies<ConfigurationRecord>(rows)[0] ?? null;
   }
 
-  async list() {
-    const { rows } = await this.pool.query<{ body: string }>(`SELECT body FROM configurations ORDER BY created_at, uid`);
+  async list(page?: ListPage<CreatedKey>) {
+    const { rows } = await this.pool.query<{ body: string }>(
+      `SELECT body FROM configurations WHERE $2::bigint IS NULL OR created_at > $2 OR (created_at = $2 AND uid > $3)
+       ORDER BY created_at, uid LIMIT $1`,
+      pageParams(page),
+    );
     return bodies<ConfigurationRecord>(rows);
   }
 
@@ -41,10 +48,12 @@ export class PgConfigurationStore implements ConfigurationStore {
     );
   }
 
-  async instantAnswers(configurationUid: string) {
+  async instantAnswers(configurationUid: string, page?: ListPage<CreatedKey>) {
     const { rows } = await this.pool.query<{ body: string }>(
-      `SELECT body FROM instant_answers WHERE configuration_uid = $1 ORDER BY created_at, id`,
-      [configurationUid],
+      `SELECT body FROM instant_answers WHERE configuration_uid = $4
+         AND ($2::bigint IS NULL OR created_at > $2 OR (created_at = $2 AND id > $3))
+       ORDER BY created_at, id LIMIT $1`,
+      [...pageParams(page), configurationUid],
     );
     return bodies<InstantAnswerRecord>(rows);
   }

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { FieldSpec, IndexRecord } from '../../indexes/index-schema.js';
-import type { IndexRegistry } from '../ports/index-registry.js';
+import { IndexLimitReached, type IndexRegistry } from '../ports/index-registry.js';
+import type { ListPage } from '../ports/list-page.js';
 import { indexRecordOf, type IndexRow } from '../stored-rows.js';
+import { inTransaction } from './pg-transaction.js';
 
 const COLUMNS = 'id, uid, language_code, schema, embedder, created_at, updated_at';
 
@@ -16,18 +18,27 @@ export class PgIndexRegistry implements IndexRegistry {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>) {
+  async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>, maxIndexes = Infinity) {
     this.cache.clear();
-    const now = Date.now();
+    const params = [uid, languageCode, JSON.stringify(fields), Date.now()];
     // xmax = 0 only on a freshly inserted row: how an upsert tells "created" from "updated".
-    const { rows } = await this.pool.query<IndexRow & { created: boolean }>(
-      `INSERT INTO indexes (uid, language_code, schema, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
+    const upsert = `INSERT INTO indexes (uid, language_code, schema, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
        ON CONFLICT (uid) DO UPDATE SET language_code = excluded.language_code, schema = excluded.schema,
          updated_at = excluded.updated_at
-       RETURNING ${COLUMNS}, (xmax = 0) AS created`,
-      [uid, languageCode, JSON.stringify(fields), now],
-    );
-    return { index: indexRecordOf(rows[0]), created: rows[0].created };
+       RETURNING ${COLUMNS}, (xmax = 0) AS created`;
+    const created = (rows: (IndexRow & { created: boolean })[]) => ({ index: indexRecordOf(rows[0]), created: rows[0].created });
+    if (maxIndexes === Infinity) return created((await this.pool.query<IndexRow & { created: boolean }>(upsert, params)).rows);
+    const updated = await this.pool.query<IndexRow>(
+      `UPDATE indexes SET language_code = $2, schema = $3, updated_at = $4 WHERE uid = $1 RETURNING ${COLUMNS}`, params);
+    if (updated.rows[0]) return { index: indexRecordOf(updated.rows[0]), created: false };
+    return inTransaction(this.pool, async (client) => {
+      // Creations take turns (the lock conflicts with itself, from any process), so each counts every other's.
+      await client.query('LOCK TABLE indexes IN SHARE ROW EXCLUSIVE MODE');
+      const { rows: [n] } = await client.query<{ count: number; exists: boolean }>(
+        `SELECT count(*)::int AS count, coalesce(bool_or(uid = $1), false) AS exists FROM indexes`, [uid]);
+      if (!n.exists && n.count >= maxIndexes) throw new IndexLimitReached(maxIndexes);
+      return created((await client.query<IndexRow & { created: boolean }>(upsert, params)).rows);
+    });
   }
 
   async get(uid: string) {
@@ -46,8 +57,9 @@ export class PgIndexRegistry implements IndexRegistry {
     return rows[0] ? indexRecordOf(rows[0]) : null;
   }
 
-  async list() {
-    const { rows } = await this.pool.query<IndexRow>(`SELECT ${COLUMNS} FROM indexes ORDER BY uid`);
+  async list(page?: ListPage<string>) {
+    const { rows } = await this.pool.query<IndexRow>(
+      `SELECT ${COLUMNS} FROM indexes WHERE $2::text IS NULL OR uid > $2 ORDER BY uid LIMIT $1`, [page?.limit ?? null, page?.after ?? null]);
     return rows.map(indexRecordOf);
   }
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ApiKeyRecord, KeyStore, Permission } from '../ports/key-store.js';
+import type { CreatedKey, ListPage } from '../ports/list-page.js';
 import { keyRecordOf, type KeyRow } from '../stored-rows.js';
 
 const COLUMNS = 'id, name, prefix, permissions, indexes, created_at, revoked_at, last_used_at';
@@ -25,8 +26,12 @@ export class PgKeyStore implements KeyStore {
     return rows[0] ? keyRecordOf(rows[0]) : null;
   }
 
-  async list() {
-    const { rows } = await this.pool.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys ORDER BY created_at, id`);
+  async list(page?: ListPage<CreatedKey>) {
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE $2::bigint IS NULL OR created_at > $2 OR (created_at = $2 AND id COLLATE "C" > $3)
+       ORDER BY created_at, id COLLATE "C" LIMIT $1`,
+      [page?.limit ?? null, page?.after?.createdAt ?? null, page?.after?.id ?? ''],
+    );
     return rows.map(keyRecordOf);
   }
 

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, VisitRecord, WebsiteSettings } from '../ports/source-store.js';
 import { frontierEntryOf, pageRecordOf, problemTotals, sourceRecordOf, type FrontierRow, type PageRow, type SourceRow } from '../source-rows.js';
+import type { ListPage } from '../ports/list-page.js';
 import { inTransaction } from './pg-transaction.js';
 
 export class PgSourceStore implements SourceStore {
@@ -18,8 +19,10 @@ export class PgSourceStore implements SourceStore {
     return rows[0] ? sourceRecordOf(rows[0]) : null;
   }
 
-  async list() {
-    return (await this.pool.query<SourceRow>(`SELECT * FROM sources ORDER BY uid`)).rows.map(sourceRecordOf);
+  async list(page?: ListPage<string>) {
+    const { rows } = await this.pool.query<SourceRow>(
+      `SELECT * FROM sources WHERE $2::text IS NULL OR uid > $2 ORDER BY uid LIMIT $1`, [page?.limit ?? null, page?.after ?? null]);
+    return rows.map(sourceRecordOf);
   }
 
   async replaceSettings(uid: string, settings: WebsiteSettings, updatedAt: number) {

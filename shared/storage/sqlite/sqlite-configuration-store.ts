@@ -1,5 +1,7 @@
 import type { ConfigurationRecord, ConfigurationStore, InstantAnswerRecord } from '../ports/configuration-store.js';
+import type { CreatedKey, ListPage } from '../ports/list-page.js';
 import type { Db } from './open-database.js';
+import { createdPageParams, type CreatedPageParams } from './list-page-params.js';
 
 interface Row {
   body: string;
@@ -16,11 +18,18 @@ export class SqliteConfigurationStore implements ConfigurationStore {
     this.q = {
       insert: db.prepare(`INSERT INTO configurations (uid, variant, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`),
       get: db.prepare<[string], Row>(`SELECT body FROM configurations WHERE uid = ?`),
-      all: db.prepare<[], Row>(`SELECT body FROM configurations ORDER BY created_at, uid`),
+      list: db.prepare<[CreatedPageParams], Row>(
+        `SELECT body FROM configurations WHERE @afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND uid > @afterId)
+         ORDER BY created_at, uid LIMIT @limit`,
+      ),
       replace: db.prepare(`UPDATE configurations SET body = ?, updated_at = ? WHERE uid = ?`),
       delete: db.prepare(`DELETE FROM configurations WHERE uid = ?`),
       insertAnswer: db.prepare(`INSERT INTO instant_answers (id, configuration_uid, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`),
-      answers: db.prepare<[string], Row>(`SELECT body FROM instant_answers WHERE configuration_uid = ? ORDER BY created_at, id`),
+      answers: db.prepare<[CreatedPageParams & { uid: string }], Row>(
+        `SELECT body FROM instant_answers WHERE configuration_uid = @uid
+           AND (@afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND id > @afterId))
+         ORDER BY created_at, id LIMIT @limit`,
+      ),
       replaceAnswer: db.prepare(`UPDATE instant_answers SET body = ?, updated_at = ? WHERE id = ? AND configuration_uid = ?`),
       deleteAnswer: db.prepare(`DELETE FROM instant_answers WHERE id = ? AND configuration_uid = ?`),
     };
@@ -34,8 +43,8 @@ export class SqliteConfigurationStore implements ConfigurationStore {
     return fromRow<ConfigurationRecord>(this.q.get.get(uid));
   }
 
-  async list() {
-    return this.q.all.all().map((r) => fromRow<ConfigurationRecord>(r)!);
+  async list(page?: ListPage<CreatedKey>) {
+    return this.q.list.all(createdPageParams(page)).map((r) => fromRow<ConfigurationRecord>(r)!);
   }
 
   async replace(r: ConfigurationRecord) {
@@ -50,8 +59,8 @@ export class SqliteConfigurationStore implements ConfigurationStore {
     this.q.insertAnswer.run(r.id, r.configurationUid, JSON.stringify(r), r.createdAt, r.updatedAt);
   }
 
-  async instantAnswers(configurationUid: string) {
-    return this.q.answers.all(configurationUid).map((r) => fromRow<InstantAnswerRecord>(r)!);
+  async instantAnswers(configurationUid: string, page?: ListPage<CreatedKey>) {
+    return this.q.answers.all({ uid: configurationUid, ...createdPageParams(page) }).map((r) => fromRow<InstantAnswerRecord>(r)!);
   }
 
   async replaceInstantAnswer(r: InstantAnswerRecord) {

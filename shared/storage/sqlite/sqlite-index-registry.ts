@@ -1,7 +1,9 @@
 import type { FieldSpec, IndexRecord } from '../../indexes/index-schema.js';
-import type { IndexRegistry } from '../ports/index-registry.js';
+import { IndexLimitReached, type IndexRegistry } from '../ports/index-registry.js';
+import type { ListPage } from '../ports/list-page.js';
 import { immediate, type Db } from './open-database.js';
 import { indexRecordOf, type IndexRow } from '../stored-rows.js';
+import { uidPageParams, type UidPageParams } from './list-page-params.js';
 
 /**
  * Definitions are read on every request but change rarely: a short-lived cache saves the query and
@@ -17,7 +19,8 @@ export class SqliteIndexRegistry implements IndexRegistry {
     this.q = {
       byUid: db.prepare<[string], IndexRow>(`SELECT * FROM indexes WHERE uid = ?`),
       byId: db.prepare<[number], IndexRow>(`SELECT * FROM indexes WHERE id = ?`),
-      all: db.prepare<[], IndexRow>(`SELECT * FROM indexes ORDER BY uid`),
+      list: db.prepare<[UidPageParams], IndexRow>(`SELECT * FROM indexes WHERE @after IS NULL OR uid > @after ORDER BY uid LIMIT @limit`),
+      count: db.prepare<[], number>(`SELECT count(*) FROM indexes`).pluck(),
       insert: db.prepare(
         `INSERT INTO indexes (uid, language_code, schema, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
       ),
@@ -26,7 +29,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
     };
   }
 
-  async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>) {
+  async upsert(uid: string, languageCode: string, fields: Record<string, FieldSpec>, maxIndexes = Infinity) {
     this.cache.clear();
     return immediate(this.db, () => {
       const now = Date.now();
@@ -35,6 +38,7 @@ export class SqliteIndexRegistry implements IndexRegistry {
         this.q.update.run(languageCode, JSON.stringify(fields), now, uid);
         return { index: indexRecordOf(this.q.byUid.get(uid)!), created: false };
       }
+      if ((this.q.count.get() as number) >= maxIndexes) throw new IndexLimitReached(maxIndexes);
       this.q.insert.run(uid, languageCode, JSON.stringify(fields), now, now);
       return { index: indexRecordOf(this.q.byUid.get(uid)!), created: true };
     });
@@ -56,8 +60,8 @@ export class SqliteIndexRegistry implements IndexRegistry {
     return r ? indexRecordOf(r) : null;
   }
 
-  async list() {
-    return this.q.all.all().map(indexRecordOf);
+  async list(page?: ListPage<string>) {
+    return this.q.list.all(uidPageParams(page)).map(indexRecordOf);
   }
 
   async setEmbedder(id: number, embedder: string) {

@@ -1,6 +1,8 @@
 import type { ApiKeyRecord, KeyStore, Permission } from '../ports/key-store.js';
+import type { CreatedKey, ListPage } from '../ports/list-page.js';
 import type { Db } from './open-database.js';
 import { keyRecordOf, type KeyRow } from '../stored-rows.js';
+import { createdPageParams, type CreatedPageParams } from './list-page-params.js';
 
 export class SqliteKeyStore implements KeyStore {
   private readonly q;
@@ -13,7 +15,10 @@ export class SqliteKeyStore implements KeyStore {
       ),
       byHash: db.prepare<[string], KeyRow>(`SELECT * FROM api_keys WHERE hash = ? AND revoked_at IS NULL`),
       byId: db.prepare<[string], KeyRow>(`SELECT * FROM api_keys WHERE id = ?`),
-      all: db.prepare<[], KeyRow>(`SELECT * FROM api_keys ORDER BY created_at`),
+      list: db.prepare<[CreatedPageParams], KeyRow>(
+        `SELECT * FROM api_keys WHERE @afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt AND id > @afterId)
+         ORDER BY created_at, id LIMIT @limit`,
+      ),
       revoke: db.prepare(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`),
       markUsed: db.prepare(`UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)`),
       offerSecret: db.prepare(`INSERT INTO settings (key, value) VALUES ('secret', ?) ON CONFLICT DO NOTHING`),
@@ -40,8 +45,8 @@ export class SqliteKeyStore implements KeyStore {
     return r ? keyRecordOf(r) : null;
   }
 
-  async list() {
-    return this.q.all.all().map(keyRecordOf);
+  async list(page?: ListPage<CreatedKey>) {
+    return this.q.list.all(createdPageParams(page)).map(keyRecordOf);
   }
 
   async revoke(id: string) {

@@ -1,6 +1,8 @@
 import type { CrawlProgress, FrontierEntry, PageRecord, SourceRecord, SourceStore, VisitRecord, WebsiteSettings } from '../ports/source-store.js';
 import { frontierEntryOf, pageRecordOf, problemTotals, sourceRecordOf, type FrontierRow, type PageRow, type SourceRow } from '../source-rows.js';
+import type { ListPage } from '../ports/list-page.js';
 import { immediate, type Db } from './open-database.js';
+import { uidPageParams, type UidPageParams } from './list-page-params.js';
 
 export class SqliteSourceStore implements SourceStore {
   private readonly q;
@@ -11,7 +13,7 @@ export class SqliteSourceStore implements SourceStore {
         `INSERT INTO sources (uid, kind, index_uid, settings, crawl, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
       get: db.prepare<[string], SourceRow>(`SELECT * FROM sources WHERE uid = ?`),
-      list: db.prepare<[], SourceRow>(`SELECT * FROM sources ORDER BY uid`),
+      list: db.prepare<[UidPageParams], SourceRow>(`SELECT * FROM sources WHERE @after IS NULL OR uid > @after ORDER BY uid LIMIT @limit`),
       settings: db.prepare(`UPDATE sources SET settings = ?, updated_at = ? WHERE uid = ?`),
       crawl: db.prepare(`UPDATE sources SET crawl = ? WHERE uid = ?`),
       delete: db.prepare(`DELETE FROM sources WHERE uid = ?`),
@@ -55,8 +57,8 @@ export class SqliteSourceStore implements SourceStore {
     return r ? sourceRecordOf(r) : null;
   }
 
-  async list() {
-    return this.q.list.all().map(sourceRecordOf);
+  async list(page?: ListPage<string>) {
+    return this.q.list.all(uidPageParams(page)).map(sourceRecordOf);
   }
 
   async replaceSettings(uid: string, settings: WebsiteSettings, updatedAt: number) {

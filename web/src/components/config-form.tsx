@@ -31,7 +31,7 @@ export function ConfigForm(props: { initial: ConfigSettings; mode: 'create' | 'e
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
-  const indexes = useAsync((signal) => api.get<{ indexes: IndexRow[] }>('/v1/admin/indexes', signal), []);
+  const indexes = useAsync((signal) => api.all<{ indexes: IndexRow[] }>('/v1/admin/indexes', 'indexes', signal), []);
   const set = <K extends keyof ConfigSettings>(k: K, value: ConfigSettings[K]) => {
     setSaved(false);
     setV((old) => ({ ...old, [k]: value }));

@@ -50,7 +50,7 @@ function parseConfiguration(text: string): { value: Record<string, unknown> | nu
  */
 export function ConfigInstantAnswers({ config }: { config: Configuration }) {
   const base = `${configPath(config.uid)}/instant-answers`;
-  const list = useAsync((signal) => api.get<{ instant_answers: InstantAnswer[] }>(base, signal), [config.uid]);
+  const list = useAsync((signal) => api.all<{ instant_answers: InstantAnswer[] }>(base, 'instant_answers', signal), [config.uid]);
   const { query } = useLocation();
   const prefill = query.get('query')?.trim() ?? '';
   // The open editor: a new answer (null) or a saved one; `n` makes each opening a fresh editor.

@@ -9,7 +9,7 @@ import { href, navigate } from '../router';
 
 /** Search configurations (API Tools and API UIs): the list and the create form. */
 export default function Configurations() {
-  const list = useAsync((signal) => api.get<{ configurations: Configuration[] }>('/v1/admin/configurations', signal), []);
+  const list = useAsync((signal) => api.all<{ configurations: Configuration[] }>('/v1/admin/configurations', 'configurations', signal), []);
   const [creating, setCreating] = useState(false);
   return (
     <section aria-labelledby="page-title">

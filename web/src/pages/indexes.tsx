@@ -9,7 +9,7 @@ import { DataTable } from '../components/table';
 import { href } from '../router';
 
 export default function IndexesPage() {
-  const state = useLiveAsync((signal) => api.get<{ indexes: IndexView[] }>('/v1/admin/indexes', signal), [], (d) => d.indexes.some((i) => isBusy(i.progress)));
+  const state = useLiveAsync((signal) => api.all<{ indexes: IndexView[] }>('/v1/admin/indexes', 'indexes', signal), [], (d) => d.indexes.some((i) => isBusy(i.progress)));
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<string | null>(null);
   return (

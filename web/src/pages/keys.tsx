@@ -32,7 +32,7 @@ interface CreatedKey {
 }
 
 export default function KeysPage() {
-  const keys = useAsync((signal) => api.get<{ keys: KeyView[] }>('/v1/admin/keys', signal), []);
+  const keys = useAsync((signal) => api.all<{ keys: KeyView[] }>('/v1/admin/keys', 'keys', signal), []);
   const [creating, setCreating] = useState(false);
   // The secret lives in this component only: leaving the page or reloading it forgets it, as the server does.
   const [created, setCreated] = useState<CreatedKey | null>(null);
@@ -150,7 +150,7 @@ function SecretOnce({ created, onDone }: { created: CreatedKey; onDone: () => vo
 }
 
 function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
-  const indexes = useAsync((signal) => api.get<{ indexes: IndexView[] }>('/v1/admin/indexes', signal), []);
+  const indexes = useAsync((signal) => api.all<{ indexes: IndexView[] }>('/v1/admin/indexes', 'indexes', signal), []);
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Permission[]>(['read']);
   const [scoped, setScoped] = useState(false);

@@ -13,7 +13,7 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** Website sources: the list with each one's latest crawl, live while any crawl runs, and the create form. */
 export default function SourcesPage() {
-  const list = useLiveAsync((signal) => api.get<{ sources: SourceSummary[] }>('/v1/admin/sources', signal), [], (d) => d.sources.some((s) => isCrawling(s.crawl)));
+  const list = useLiveAsync((signal) => api.all<{ sources: SourceSummary[] }>('/v1/admin/sources', 'sources', signal), [], (d) => d.sources.some((s) => isCrawling(s.crawl)));
   const [creating, setCreating] = useState(false);
   const counters: Column<SourceSummary>[] = COUNTERS.map((c) => ({
     label: c.label, numeric: true, render: (s) => s.crawl[c.key].toLocaleString(), csv: (s) => s.crawl[c.key],
