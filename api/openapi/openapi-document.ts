@@ -15,7 +15,7 @@ import {
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, indexListQuerySchema, keyListQuerySchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import { nextCursorSchema } from '../schemas/list-page.js';
-import { blockedSuggestionSchema, blockedSuggestionsViewSchema } from '../schemas/blocked-suggestion-schemas.js';
+import { blockedSuggestionListQuerySchema, blockedSuggestionSchema, blockedSuggestionsViewSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { sessionViewSchema, signInSchema } from '../schemas/session-schemas.js';
 import { createSourceSchema, sourceListQuerySchema, sourceListSchema, sourceViewSchema, updateSourceSchema } from '../schemas/source-schemas.js';
 import {
@@ -165,11 +165,11 @@ const paths = {
     delete: { summary: 'Delete an instant answer', security: auth, parameters: [configParam, param('id', 'path', 'Answer id')], responses: { '204': ok('Deleted'), '404': err('Unknown configuration or answer'), ...common } },
   },
   '/v1/admin/configurations/{uid}/blocked-suggestions': {
-    get: { summary: 'Suggestions kept out of autocomplete', security: auth, parameters: [configParam], responses: { '200': ok('Blocked suggestions', blockedSuggestionsViewSchema), '404': err('Unknown configuration'), ...common } },
+    get: { summary: 'Suggestions kept out of autocomplete, by code point, a page at a time', security: auth, parameters: [configParam, ...queryParams(blockedSuggestionListQuerySchema)], responses: { '200': ok('Blocked suggestions', blockedSuggestionsViewSchema), ...pageErrors, '404': err('Unknown configuration'), ...common } },
     put: {
       summary: 'Block a suggestion: autocomplete never offers it, however many visitors ask it (compared normalized: case and spacing do not matter)', security: auth,
       parameters: [configParam], requestBody: { required: true, content: json(blockedSuggestionSchema) },
-      responses: { '200': ok('Blocked suggestions now', blockedSuggestionsViewSchema), '400': err('suggestion missing, empty or too long'), '404': err('Unknown configuration'), '409': err('10,000 suggestions are blocked already'), ...common },
+      responses: { '200': ok('Blocked suggestions now: the first page (`limit` in the query string, default 1000)', blockedSuggestionsViewSchema), '400': err('suggestion missing, empty or too long'), '404': err('Unknown configuration'), '409': err('10,000 suggestions are blocked already'), ...common },
     },
     delete: {
       summary: 'Unblock a suggestion (`suggestion` in the query string or a JSON body); 204 also when it was not blocked', security: auth,

@@ -7,12 +7,12 @@ import {
   configurationListQuerySchema, conversationListQuerySchema, createConfigurationSchema, createInstantAnswerSchema, insightsQuerySchema,
   instantAnswerListQuerySchema, updateConfigurationSchema, updateInstantAnswerSchema,
 } from '../schemas/configuration-schemas.js';
-import { blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
+import { blockedSuggestionListQuerySchema, blockedSuggestionPageSchema, blockedSuggestionSchema } from '../schemas/blocked-suggestion-schemas.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
 import { boundPathParams } from '../schemas/path-params.js';
 import { pageOf, storePage } from '../schemas/conversation-page.js';
-import { createdCursor, pageOf as listPageOf, storePage as listStorePage } from '../schemas/list-page.js';
+import { createdCursor, pageOf as listPageOf, storePage as listStorePage, uidCursor } from '../schemas/list-page.js';
 import type { ConfigurationService } from '../services/configuration-service.js';
 
 /** Blocked suggestions a configuration may hold: each is checked on every autocomplete. */
@@ -61,19 +61,24 @@ export function adminConfigurationsRouter(service: ConfigurationService, storage
   });
 
   // Suggestions an operator keeps out of autocomplete, whatever visitors ask.
-  const blocked = async (uid: string) => ({ blocked_suggestions: await storage.events.blockedSuggestions(uid) });
+  const blocked = async (uid: string, q: { limit: number; cursor?: string }) => {
+    const page = listPageOf(await storage.events.blockedSuggestions(uid, listStorePage(q)), q.limit, uidCursor, (s) => s);
+    return { blocked_suggestions: page.rows, next_cursor: page.next_cursor };
+  };
   r.get('/v1/admin/configurations/:uid/blocked-suggestions', async (req, res) => {
-    res.json(await blocked((await service.get(req.params.uid)).uid));
+    const q = validate(blockedSuggestionListQuerySchema, req.query);
+    res.json(await blocked((await service.get(req.params.uid)).uid, q));
   });
   r.put('/v1/admin/configurations/:uid/blocked-suggestions', async (req, res) => {
     const { suggestion } = validate(blockedSuggestionSchema, { ...req.query, ...(req.body ?? {}) });
+    const q = validate(blockedSuggestionPageSchema, req.query);
     const config = await service.get(req.params.uid);
     const list = await storage.events.blockedSuggestions(config.uid);
     if (list.length >= MAX_BLOCKED && !list.includes(suggestion)) {
       throw new AppError('conflict', `This configuration already blocks ${MAX_BLOCKED} suggestions; unblock some before blocking more`);
     }
     await storage.events.blockSuggestion(config.uid, suggestion, Date.now());
-    res.json(await blocked(config.uid));
+    res.json(await blocked(config.uid, q));
   });
   r.delete('/v1/admin/configurations/:uid/blocked-suggestions', async (req, res) => {
     const { suggestion } = validate(blockedSuggestionSchema, { ...req.query, ...(req.body ?? {}) });

@@ -28,15 +28,15 @@ export function timeIdCursor<F extends string>(field: F): CursorCodec<Record<F, 
 /** Listings oldest first (keys, configurations, instant answers). */
 export const createdCursor: CursorCodec<CreatedKey> = timeIdCursor('createdAt');
 
-/** Listings by uid (indexes, sources): `uid:<uid>`, so that no other cursor passes for one. */
+/** Listings by uid or another unique text (indexes, sources, blocked suggestions): `uid:<text>`, so that no other cursor passes for one. */
 export const uidCursor: CursorCodec<string> = {
   encode: (uid) => `uid:${uid}`,
   decode: (text) => (text.startsWith('uid:') && text.length > 4 ? text.slice(4) : null),
 };
 
-/** `limit` and `cursor` of a listing whose pages `codec` continues. */
-export function pageFields<K>(noun: string, codec: CursorCodec<K>) {
-  const cursor = z.string().max(400, 'must be at most 400 characters').transform((value, ctx) => {
+/** `limit` and `cursor` of a listing whose pages `codec` continues; `cursorChars` fits the longest key it encodes. */
+export function pageFields<K>(noun: string, codec: CursorCodec<K>, cursorChars = 400) {
+  const cursor = z.string().max(cursorChars, `must be at most ${cursorChars} characters`).transform((value, ctx) => {
     const key = codec.decode(Buffer.from(value, 'base64url').toString('utf8'));
     if (key !== null) return key;
     ctx.addIssue({ code: 'custom', message: 'is not a next_cursor this API gave; start without one' });
@@ -50,7 +50,7 @@ export function pageFields<K>(noun: string, codec: CursorCodec<K>) {
 }
 
 /** The query string of a listing that takes nothing but its page. */
-export const pageQuerySchema = <K>(noun: string, codec: CursorCodec<K>) => z.strictObject(pageFields(noun, codec));
+export const pageQuerySchema = <K>(noun: string, codec: CursorCodec<K>, cursorChars?: number) => z.strictObject(pageFields(noun, codec, cursorChars));
 
 /** `next_cursor` as every paged response carries it. */
 export const nextCursorSchema = z.string().nullable().describe('Pass as `cursor` for the next page; null on the last one');

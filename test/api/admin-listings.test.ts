@@ -157,6 +157,20 @@ describe('configurations, instant answers and sources', () => {
     expect(items.map((s) => s.uid)).toEqual(Array.from({ length: 25 }, (_, i) => `s${i}`).sort());
   });
 
+  it('blocked suggestions come in pages in code point order, each once, up to 500 characters in a cursor', async () => {
+    const path = `/v1/admin/configurations/${configs[2]}/blocked-suggestions`;
+    const blocked = Array.from({ length: 24 }, (_, i) => `blocked ${String.fromCharCode(97 + i)}`).concat('ü'.repeat(500));
+    for (const suggestion of blocked) expect((await svc.call('PUT', path, { suggestion })).status).toBe(200);
+    const { items, sizes } = await walk(path, 'blocked_suggestions', 10);
+    expect(sizes).toEqual([10, 10, 5]);
+    expect(items).toEqual([...blocked].sort());
+    const last = await walk(path, 'blocked_suggestions', 24);
+    expect(last.sizes).toEqual([24, 1]);
+    // Blocking answers the first page, as a listing without a cursor does.
+    const put = await svc.call('PUT', `${path}?limit=3`, { suggestion: 'blocked a' });
+    expect(put.body).toEqual({ blocked_suggestions: items.slice(0, 3), next_cursor: expect.any(String) });
+  });
+
   it('a configuration holds at most 1000 instant answers: the next is a 409 that says so', async () => {
     const uid = configs[1];
     const now = Date.now();
@@ -177,7 +191,7 @@ describe('bad page parameters', () => {
 
   it('a limit over 1000 or a cursor this API did not give is a 400 naming it, on every listing', async () => {
     const config = (await svc.call('GET', '/v1/admin/configurations?limit=1')).body.configurations[0].uid;
-    for (const route of [...routes, `/v1/admin/configurations/${config}/instant-answers`]) {
+    for (const route of [...routes, `/v1/admin/configurations/${config}/instant-answers`, `/v1/admin/configurations/${config}/blocked-suggestions`]) {
       const big = await svc.call('GET', `${route}?limit=1001`);
       expect(big.status, route).toBe(400);
       expect(big.body.message, route).toMatch(/limit: must be from 1 to 1000/);
@@ -190,7 +204,10 @@ describe('bad page parameters', () => {
 
 it('the OpenAPI document gives every admin listing limit and cursor, and next_cursor where it describes the body', async () => {
   const doc = (await svc.call('GET', '/openapi.json')).body;
-  const listings = ['/v1/admin/keys', '/v1/admin/indexes', '/v1/admin/configurations', '/v1/admin/sources', '/v1/admin/configurations/{uid}/instant-answers'];
+  const listings = [
+    '/v1/admin/keys', '/v1/admin/indexes', '/v1/admin/configurations', '/v1/admin/sources', '/v1/admin/configurations/{uid}/instant-answers',
+    '/v1/admin/configurations/{uid}/blocked-suggestions',
+  ];
   for (const path of listings) {
     const get = doc.paths[path].get;
     expect(get.parameters.map((p: { name: string }) => p.name).filter((n: string) => n !== 'uid'), path).toEqual(['limit', 'cursor']);

@@ -80,17 +80,17 @@ describe('autocomplete', () => {
     const path = `/v1/admin/configurations/${uid}/blocked-suggestions`;
     const blocked = await svc.call('PUT', path, { suggestion: 'PYTHON  Lists' });
     expect(blocked.status).toBe(200);
-    expect(blocked.body).toEqual({ blocked_suggestions: ['python lists'] });
-    expect((await svc.call('PUT', path, { suggestion: 'python lists' })).body).toEqual({ blocked_suggestions: ['python lists'] });
+    expect(blocked.body).toEqual({ blocked_suggestions: ['python lists'], next_cursor: null });
+    expect((await svc.call('PUT', path, { suggestion: 'python lists' })).body).toEqual({ blocked_suggestions: ['python lists'], next_cursor: null });
     expect(await suggestions('ui', uid, 'py')).toEqual(['python loops']);
     // Asked again by many more visitors, it stays blocked.
     for (const n of [5, 6, 7, 8]) await search(uid, 'python lists', `visitor-${n}`, clientAddress(n));
     await svc.flushEvents();
     expect(await suggestions('ui', uid, 'python l')).toEqual(['python loops']);
-    expect((await svc.call('GET', path)).body).toEqual({ blocked_suggestions: ['python lists'] });
+    expect((await svc.call('GET', path)).body).toEqual({ blocked_suggestions: ['python lists'], next_cursor: null });
 
     expect((await svc.call('DELETE', `${path}?suggestion=${encodeURIComponent('Python lists')}`)).status).toBe(204);
-    expect((await svc.call('GET', path)).body).toEqual({ blocked_suggestions: [] });
+    expect((await svc.call('GET', path)).body).toEqual({ blocked_suggestions: [], next_cursor: null });
     expect((await suggestions('ui', uid, 'py')).sort()).toEqual(['python lists', 'python loops']);
   });
 

@@ -82,6 +82,11 @@ export function eventStoreContract(name: string, make: MakeStorage) {
       await s.events.blockSuggestion('cfg-a', 'another', T0);
       expect(await s.events.blockedSuggestions('cfg-a')).toEqual(['another', 'buy shoes']);
       expect(await s.events.blockedSuggestions('cfg-b')).toEqual([]);
+      // A page at a time, by code point.
+      await s.events.blockSuggestion('cfg-a', 'Zebra', T0);
+      expect(await s.events.blockedSuggestions('cfg-a', { limit: 2 })).toEqual(['Zebra', 'another']);
+      expect(await s.events.blockedSuggestions('cfg-a', { limit: 2, after: 'another' })).toEqual(['buy shoes']);
+      await s.events.unblockSuggestion('cfg-a', 'Zebra');
       expect(await s.events.suggestions('cfg-a', 'buy', { sessions: 2, clients: 2 }, 10)).toEqual(['buy socks']);
       expect(await s.events.unblockSuggestion('cfg-a', 'buy shoes')).toBe(true);
       expect(await s.events.unblockSuggestion('cfg-a', 'buy shoes')).toBe(false);

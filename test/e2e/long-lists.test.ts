@@ -1,5 +1,6 @@
 // The web app's lists when the server answers them in pages (at most 1000 items and a next_cursor): an operator
-// with more than a page of keys, indexes, configurations, sources or instant answers still sees every one of them.
+// with more than a page of keys, indexes, configurations, sources, instant answers or blocked suggestions still sees
+// every one of them.
 // A real Chromium against the real service; the items are written straight to the store, as many as needed.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -42,6 +43,7 @@ beforeAll(async () => {
       id: `answer-${String(i).padStart(4, '0')}`, configurationUid: config, title: `answer ${i}`, content: '<p>yes</p>', url: null, keywords: [],
       configuration: null, createdAt: now + i, updatedAt: now + i,
     });
+    await s.events.blockSuggestion(config, `blocked ${String(i).padStart(4, '0')}`, now);
   }
   browser = await launchBrowser();
   w = await browser.newPage();
@@ -84,4 +86,14 @@ it(`lists all ${N} keys, indexes, configurations and sources, past the server's 
 it(`lists all ${N} instant answers of a configuration`, async () => {
   const rows = await rowsOf(`/configurations/${config}/instant-answers`, 'Instant answers');
   expect(rows).toHaveLength(N);
+});
+
+it(`lists all ${N} blocked suggestions of a configuration`, async () => {
+  await page.goto(`${svc.url}/app/configurations/${config}`);
+  const items = page.getByRole('list', { name: 'Blocked suggestions' }).getByRole('listitem');
+  await items.first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  w.assertClean();
+  expect(await items.count()).toBe(N);
+  expect(await items.last().textContent()).toContain('blocked 1000');
 });

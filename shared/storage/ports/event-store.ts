@@ -1,4 +1,5 @@
 import type { Variant } from './configuration-store.js';
+import type { ListPage } from './list-page.js';
 
 export type Device = 'desktop' | 'mobile' | 'unknown';
 
@@ -117,8 +118,8 @@ export interface EventStore {
   suggestions(configurationUid: string, prefix: string, min: Evidence, limit: number): Promise<string[]>;
   /** Distinct sessions and distinct client addresses that clicked each target for a normalized query. */
   clickEvidence(configurationUid: string, normalized: string): Promise<Map<string, Evidence>>;
-  /** Normalized queries an operator keeps out of the suggestions, sorted. */
-  blockedSuggestions(configurationUid: string): Promise<string[]>;
+  /** Normalized queries an operator keeps out of the suggestions, by code point: a page after `page.after`, or all. */
+  blockedSuggestions(configurationUid: string, page?: ListPage<string>): Promise<string[]>;
   /** Keeps a normalized query out of the suggestions (again: no change). */
   blockSuggestion(configurationUid: string, normalized: string, at: number): Promise<void>;
   /** Lets it be suggested again; false when it was not blocked. */

@@ -3,6 +3,7 @@ import type {
   ClickEvent, EventStore, Evidence, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent,
 } from '../ports/event-store.js';
 import { HOUR_MS } from '../local-days.js';
+import type { ListPage } from '../ports/list-page.js';
 import { DISTINCT_CLICKED_SEARCHES, DISTINCT_SESSION_HOURS, DISTINCT_SESSIONS, recordDistinct } from './pg-distinct-days.js';
 import { pgInsights } from './pg-event-insights.js';
 import { pgPruneEvents } from './pg-event-prune.js';
@@ -248,9 +249,10 @@ export class PgEventStore implements EventStore {
     return new Map(rows.map((r) => [r.target.toString('utf8'), { sessions: Number(r.sessions), clients: Number(r.clients) }]));
   }
 
-  async blockedSuggestions(configurationUid: string): Promise<string[]> {
+  async blockedSuggestions(configurationUid: string, page?: ListPage<string>): Promise<string[]> {
     const { rows } = await this.pool.query<{ query: string }>(
-      `SELECT query FROM blocked_suggestions WHERE configuration_uid = $1 ORDER BY query`, [configurationUid]);
+      `SELECT query FROM blocked_suggestions WHERE configuration_uid = $1 AND ($3::text IS NULL OR query > $3) ORDER BY query LIMIT $2`,
+      [configurationUid, page?.limit ?? null, page?.after === undefined ? null : pgText(page.after)]);
     return rows.map((r) => r.query);
   }
 

@@ -3,7 +3,9 @@ import type {
 } from '../ports/event-store.js';
 import { dayIndex, HOUR_MS, localDaysAround } from '../local-days.js';
 import type Database from 'better-sqlite3';
+import type { ListPage } from '../ports/list-page.js';
 import type { Db } from './open-database.js';
+import { uidPageParams, type UidPageParams } from './list-page-params.js';
 
 export class SqliteEventStore implements EventStore {
   private readonly q;
@@ -50,7 +52,9 @@ export class SqliteEventStore implements EventStore {
       clickEvidence: db.prepare<[string, string], { target: string; sessions: number; clients: number }>(
         `SELECT target, sessions, clients FROM click_stats WHERE configuration_uid = ? AND query = ?`,
       ),
-      blocked: db.prepare<[string], string>(`SELECT query FROM blocked_suggestions WHERE configuration_uid = ? ORDER BY query`).pluck(),
+      blocked: db.prepare<[UidPageParams & { uid: string }], string>(
+        `SELECT query FROM blocked_suggestions WHERE configuration_uid = @uid AND (@after IS NULL OR query > @after) ORDER BY query LIMIT @limit`,
+      ).pluck(),
       block: db.prepare(`INSERT OR IGNORE INTO blocked_suggestions (configuration_uid, query, created_at) VALUES (?, ?, ?)`),
       unblock: db.prepare(`DELETE FROM blocked_suggestions WHERE configuration_uid = ? AND query = ?`),
     };
@@ -100,8 +104,8 @@ export class SqliteEventStore implements EventStore {
     return new Map(this.q.clickEvidence.all(configurationUid, normalized).map((r) => [r.target, { sessions: r.sessions, clients: r.clients }]));
   }
 
-  async blockedSuggestions(configurationUid: string) {
-    return this.q.blocked.all(configurationUid);
+  async blockedSuggestions(configurationUid: string, page?: ListPage<string>) {
+    return this.q.blocked.all({ uid: configurationUid, ...uidPageParams(page) });
   }
 
   async blockSuggestion(configurationUid: string, normalized: string, at: number) {

@@ -14,7 +14,7 @@ interface Blocked {
  */
 export function ConfigBlockedSuggestions({ config }: { config: Configuration }) {
   const path = `${configPath(config.uid)}/blocked-suggestions`;
-  const list = useAsync((signal) => api.get<Blocked>(path, signal), [config.uid]);
+  const list = useAsync((signal) => api.all<Blocked>(path, 'blocked_suggestions', signal), [config.uid]);
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
