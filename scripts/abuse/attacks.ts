@@ -3,6 +3,7 @@
 // Shared by `npm run abuse` (measures, prints budget vs measured) and test/abuse/ (asserts the answers).
 import { idleOrTrickle, send, stalledReader, type Answer, type Sent } from './http.js';
 import { URL_80, type AbuseTarget } from './fixtures.js';
+import { api, until } from '../fuzz/fixtures.js';
 
 export interface Limits {
   /** QUARRY_REQUEST_TIMEOUT_SECONDS of the service under attack, in ms. */
@@ -218,6 +219,31 @@ const KEYED: Attack[] = [
     sent: (t) => put(t, '%ED%A0%80%FF', { title: 'x', content: 'x' }) }),
   attack({ id: 'push-index-uid-10kb', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'index uid of 10 KB', expect: [400, 404], budgetMs: BUDGET.refuse,
     sent: (t) => json('PUT', `/v2/indexes/${'i'.repeat(10_000)}/documents/a`, { title: 'x', content: 'x' }, keyed(t)) }),
+  {
+    id: 'pipeline-after-hostile-pages', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', expect: [200], budgetMs: () => 120_000,
+    input: 'pages nested 100,000 divs deep, 10 MB without a line break and one 10 MB token, then a normal page: "200" once none is pending and the normal one is indexed',
+    finding: 'HTML depth + text split + stalled jobs (the worker side of the pushes above)',
+    async run(t) {
+      await api(t.url, t.key, 'POST', '/v1/admin/indexes', { uid: 'abuse-pipe' });
+      const pages = [
+        ['deep', { title: 'Deep', content: deepHtml(100_000) }], ['no-breaks', { title: 'Words', content: 'word '.repeat(2 * MB) }],
+        ['token', { title: 'Token', content: 'a'.repeat(10 * MB) }], ['after', { title: 'After the hostile pages', content: '<p>A zebra crossing.</p>' }],
+      ] as const;
+      for (const [uid, body] of pages) {
+        const a = await send(t.url, json('PUT', `/v2/indexes/abuse-pipe/documents/${uid}`, body, keyed(t)));
+        if (a.status !== 204) return [a];
+      }
+      const t0 = performance.now();
+      // Until the pipeline settles: every page indexed or failed with a reason, none pending.
+      const status = await until('abuse-pipe settled', async () => {
+        const s = await api(t.url, t.key, 'GET', '/v2/indexes/abuse-pipe/status');
+        return s.pending === 0 ? s : null;
+      }, 280_000);
+      const { documents } = await api(t.url, t.key, 'GET', '/v1/admin/indexes/abuse-pipe/documents?limit=10') as { documents: { uid: string; status: string }[] };
+      const indexed = documents.some((d) => d.uid === 'after' && d.status === 'indexed');
+      return [{ status: indexed ? 200 : 0, contentType: 'application/json', body: JSON.stringify({ documents, status }), ms: performance.now() - t0 }];
+    },
+  },
   attack({ id: 'batch-1000x17kb', group: 'keyed', route: 'POST /v2/indexes/{index}/documents', input: '1,000 documents of 17 KB each (17 MB)', expect: [200], budgetMs: BUDGET.bigBody,
     sent: (t) => json('POST', '/v2/indexes/abuse/documents', {
       documents: Array.from({ length: 1000 }, (_, i) => ({ uid: `b${i}`, title: `Batch ${i}`, content: `<p>${`word${i % 97} `.repeat(2500)}</p>` })),
