@@ -44,6 +44,7 @@ beforeAll(async () => {
       configuration: null, createdAt: now + i, updatedAt: now + i,
     });
     await s.events.blockSuggestion(config, `blocked ${String(i).padStart(4, '0')}`, now);
+    await s.conversations.append(config, `conversation-${String(i).padStart(4, '0')}`, 'session-hash', { question: 'q', reply: 'r', references: [], at: now - i });
   }
   browser = await launchBrowser();
   w = await browser.newPage();
@@ -96,4 +97,17 @@ it(`lists all ${N} blocked suggestions of a configuration`, async () => {
   w.assertClean();
   expect(await items.count()).toBe(N);
   expect(await items.last().textContent()).toContain('blocked 1000');
+});
+
+it(`shows the first 1000 of ${N} conversations on insights, and the rest on Show more`, async () => {
+  await page.goto(`${svc.url}/app/configurations/${config}/insights`);
+  await page.locator('caption > span', { hasText: /^Conversations$/ }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+  expect(await tableRows(page, 'Conversations')).toHaveLength(1000);
+  await page.getByRole('button', { name: 'Show more conversations' }).click();
+  await page.getByRole('button', { name: 'Show more conversations' }).waitFor({ state: 'detached' });
+  w.assertClean();
+  const rows = await tableRows(page, 'Conversations');
+  expect(rows).toHaveLength(N);
+  expect(new Set(rows.map((r) => r[3])).size).toBe(N);
 });
