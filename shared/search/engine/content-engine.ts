@@ -63,10 +63,23 @@ export class ContentEngine {
         if (!loaded) return null;
         state = loaded;
       }
-      await this.follower(state).run();
+      // A search waits for the changes at most its own time budget; after a large burst it answers from
+      // what is loaded (every document at one consistent version) while the catch-up goes on.
+      if (!(await this.caughtUp(state))) break;
       if (!state.behindFeed) break;
     }
     return state!;
+  }
+
+  /** Whether the copy caught up with the change feed within `searchTimeoutMs`; the catch-up goes on either way. */
+  private async caughtUp(state: IndexState): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<false>((resolve) => (timer = setTimeout(resolve, this.searchTimeoutMs, false)));
+    try {
+      return await Promise.race([this.follower(state).run().then(() => true), waited]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A fresh time budget for one search over the loaded indexes. */
