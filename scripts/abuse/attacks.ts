@@ -50,6 +50,8 @@ const COMBINING_10K = `e${'\u0301'.repeat(10_000)}`;
 const COMBINING_499 = `e${'\u0301'.repeat(499)}`;
 const ZWJ = '👩‍👩‍👧‍👦';
 const EDGES = `\ud800 lone \udfff nul \u0000 rtl \u202egnp.exe\u202c isolate \u2066x\u2069 bom \ufeff ${ZWJ} 🏳️‍🌈 e\u0301`;
+/** The same without NUL, which every body refuses at once: what reaches search, answers and the store. */
+const EDGES_TEXT = EDGES.replace('\u0000', '');
 const deepArray = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 const deepObject = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 const deepHtml = (n: number) => `${'<div>'.repeat(n)}deep${'</div>'.repeat(n)}`;
@@ -102,6 +104,8 @@ const PUBLIC: Attack[] = [
     sent: (t) => json('POST', '/v1/ui/search', { uid: t.uid, 'session-id': 's', query: COMBINING_499 }) }),
   attack({ id: 'search-unicode-edges', group: 'public', route: 'POST /v1/ui/search', input: 'query with lone surrogates, NUL, RTL override, isolates, BOM, ZWJ emoji', expect: [200, 400], budgetMs: BUDGET.search,
     sent: (t) => json('POST', '/v1/ui/search', { uid: t.uid, 'session-id': EDGES.slice(0, 100), query: EDGES }) }),
+  attack({ id: 'search-unicode-edges-text', group: 'public', route: 'POST /v1/ui/search', input: 'query with lone surrogates, RTL override, isolates, BOM, ZWJ emoji (no NUL)', expect: [200], budgetMs: BUDGET.search,
+    sent: (t) => json('POST', '/v1/ui/search', { uid: t.uid, 'session-id': EDGES_TEXT.slice(0, 100), query: `python ${EDGES_TEXT}` }) }),
   attack({ id: 'search-invalid-utf8', group: 'public', route: 'GET /v1/ui/search', input: 'query string with invalid UTF-8 (%ED%A0%80 %C0%AF %FF)', expect: [200, 400], budgetMs: BUDGET.search,
     sent: (t) => get(`/v1/ui/search?uid=${t.uid}&session-id=%ED%A0%80&query=a%ED%A0%80%C0%AF%FFb`) }),
   attack({ id: 'search-nul-in-url', group: 'public', route: 'GET /v1/ui/search', input: 'query=a%00b', expect: [400], budgetMs: BUDGET.refuse,
@@ -134,6 +138,8 @@ const PUBLIC: Attack[] = [
     sent: (t) => get(`/v1/ui/summary?${q({ uid: t.uid, 'session-id': 's', query: COMBINING_499 })}`) }),
   attack({ id: 'summary-unicode-edges', group: 'public', route: 'POST /v1/tool/summary', input: 'query with lone surrogates, NUL, RTL, ZWJ emoji', expect: [200, 400], budgetMs: BUDGET.answer,
     sent: (t) => json('POST', '/v1/tool/summary', { uid: t.toolUid, 'session-id': 's', query: `python lists ${EDGES}` }) }),
+  attack({ id: 'summary-unicode-edges-text', group: 'public', route: 'POST /v1/ui/summary', input: 'query with lone surrogates, RTL, isolates, BOM, ZWJ emoji (no NUL)', expect: [200], budgetMs: BUDGET.answer,
+    sent: (t) => json('POST', '/v1/ui/summary', { uid: t.uid, 'session-id': 's', query: `python lists ${EDGES_TEXT}` }) }),
   {
     id: 'chat-foreign-conversation', group: 'public', route: 'POST /v1/ui/chat', input: "another session's conversation-id (200 characters), continued", expect: [404], budgetMs: () => BUDGET.small,
     async run(t) {
@@ -211,6 +217,8 @@ const KEYED: Attack[] = [
     sent: (t) => put(t, 'keys', manyKeys(10_000, { title: 'Keys', content: 'x' })) }),
   attack({ id: 'push-unicode-edges', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'title and content with lone surrogates, NUL, RTL, 10,000 combining marks, 1,000 ZWJ emoji', expect: [204, 400], budgetMs: BUDGET.bigBody,
     sent: (t) => put(t, 'unicode', { title: EDGES, content: `<h1>${EDGES}</h1><p>${COMBINING_10K}</p><p>${ZWJ.repeat(1000)}</p>` }) }),
+  attack({ id: 'push-unicode-edges-text', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'the same without NUL: stored and indexed', expect: [204], budgetMs: BUDGET.bigBody,
+    sent: (t) => put(t, 'unicode-text', { title: EDGES_TEXT, content: `<h1>${EDGES_TEXT}</h1><p>${COMBINING_10K}</p><p>${ZWJ.repeat(1000)}</p>` }) }),
   attack({ id: 'push-uid-100kb', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'document uid of 100 KB in the path', expect: [431], budgetMs: BUDGET.refuse,
     sent: (t) => put(t, 'u'.repeat(100_000), { title: 'x', content: 'x' }) }),
   attack({ id: 'push-uid-513', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'document uid of 513 characters', expect: [400], budgetMs: BUDGET.refuse,
