@@ -5,7 +5,8 @@
 // alone, so --from resumes a target where a run stopped (--max-seconds caps each target's time).
 // HTTP targets run against real processes started here (a private Redis, the API, an indexing worker and a
 // generation worker, scripts/bench/processes.ts) with the search interface's rate limits raised for the run.
-// Prints a table per target; each target's latest report is kept in bench-results/fuzz.json.
+// Prints a table per target; each target's latest report is kept in bench-results/fuzz.json (a --from run continuing it
+// with the same seed is added to it).
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -117,12 +118,30 @@ function save(reports: FuzzReport[]) {
   const old = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { targets?: Record<string, unknown> }) : {};
   const targets = { ...(old.targets ?? {}) } as Record<string, unknown>;
   const at = new Date().toISOString();
-  for (const r of reports) targets[r.target] = { ...r, at, long: values.long };
+  for (const r of reports) {
+    const prev = targets[r.target] as (FuzzReport & { at: string }) | undefined;
+    targets[r.target] = { ...(prev && continues(prev, r) ? combine(prev, r) : r), at, long: values.long };
+  }
   writeResults(root, 'fuzz.json', {
     note: 'npm run fuzz: the latest report per target (input numbers from..from+inputs-1 of its seed); failures list the first ones',
     machine: { cpus: os.cpus().length, node: process.version, loadAvg: os.loadavg().map((v) => Number(v.toFixed(2))) },
     targets,
   }, say);
+}
+
+/** A run with --from where the kept report of the same seed stopped continues it: the two ranges count as one. */
+const continues = (prev: FuzzReport, r: FuzzReport) => prev.seed === r.seed && prev.from + prev.inputs === r.from;
+
+function combine(a: FuzzReport, b: FuzzReport): FuzzReport {
+  const outcomes = { ...a.outcomes };
+  for (const [k, v] of Object.entries(b.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + v;
+  const seconds = Math.round((a.seconds + b.seconds) * 100) / 100;
+  const inputs = a.inputs + b.inputs;
+  return {
+    ...b, from: a.from, inputs, crashes: a.crashes + b.crashes, fiveXX: a.fiveXX + b.fiveXX, malformed: a.malformed + b.malformed, outcomes,
+    slowest: b.slowest.ms > a.slowest.ms ? b.slowest : a.slowest, seconds, perSecond: Math.round(inputs / Math.max(seconds, 0.001)),
+    failures: [...a.failures, ...b.failures].slice(0, 20),
+  };
 }
 
 await main();
