@@ -143,7 +143,14 @@ describe('searchRateLimit', () => {
     const post = (c: string) => call(c, undefined, { method: 'POST', body: JSON.stringify({ uid: 'u'.repeat(100_000) }) });
     expect((await post('10.0.7.1')).status).toBe(200);
     expect((await post('10.0.7.2')).status).toBe(429);
-    const [, keys] = await redis.scan('0', 'MATCH', `${o.prefix}:uid:*`, 'COUNT', 1000);
+    // One SCAN call covers only part of a Redis other runs share: walk the cursor to the end.
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${o.prefix}:uid:*`, 'COUNT', 1000);
+      keys.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
     expect(keys).toEqual([`${o.prefix}:uid:sha256:${createHash('sha256').update('u'.repeat(100_000)).digest('hex')}`]);
   });
 
