@@ -13,6 +13,9 @@ import type { PushService } from './push-service.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** How long creating or editing a source waits for its seed hosts' addresses. */
+const LOOKUP_DEADLINE_MS = 1000;
+
 /** A source's pages go to an index of its own, named after it. */
 export const sourceIndexUid = (uid: string) => `source-${uid}`;
 
@@ -148,20 +151,28 @@ export class SourceService {
    * Refuses seeds on private and loopback addresses up front (the crawler refuses them again at
    * every fetch). A host that does not resolve yet is let through: the crawl will report it.
    */
+  /**
+   * Refuses seeds whose host resolves to a private address, looking every host up at once under one deadline:
+   * one at a time, 100 hosts that do not resolve held the request for 15 s. A host not resolved in time is left to
+   * the crawler, which checks every address it connects to anyway.
+   */
   private async checkAddresses(settings: WebsiteSettings): Promise<void> {
     if (this.options.allowPrivate) return;
     const seeds = [...settings.startUrls.map((u, i) => [`start_urls.${i}`, u]), ...settings.sitemaps.map((u, i) => [`sitemaps.${i}`, u])];
-    for (const [field, url] of seeds) {
+    const deadline = new Promise<null>((resolve) => setTimeout(resolve, LOOKUP_DEADLINE_MS, null).unref());
+    const resolved = await Promise.all(seeds.map(async ([field, url]) => {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      let addresses: string[];
-      try {
-        addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-      } catch {
-        continue;
-      }
-      if (addresses.some((a) => !isPublicAddress(a))) {
-        throw new AppError('invalid_request', `Invalid request: ${field}: ${url} is on a private or loopback address, which the crawler refuses unless the operator sets QUARRY_CRAWL_ALLOW_PRIVATE=true`);
-      }
+      // RFC 6761: localhost names are loopback whatever a resolver says, and need no lookup to refuse.
+      const addresses = isIP(host)
+        ? [host]
+        : host === 'localhost' || host.endsWith('.localhost')
+          ? ['127.0.0.1']
+          : await Promise.race([lookup(host, { all: true }).then((all) => all.map((a) => a.address), () => null), deadline]);
+      return { field, url, addresses: addresses ?? [] };
+    }));
+    const refused = resolved.find((r) => r.addresses.some((a) => !isPublicAddress(a)));
+    if (refused) {
+      throw new AppError('invalid_request', `Invalid request: ${refused.field}: ${refused.url} is on a private or loopback address, which the crawler refuses unless the operator sets QUARRY_CRAWL_ALLOW_PRIVATE=true`);
     }
   }
 }

@@ -293,7 +293,7 @@ const KEYED: Attack[] = [
   attack({ id: 'admin-instant-answer-deep-html', group: 'keyed', route: 'POST /v1/admin/configurations/{uid}/instant-answers', input: 'content: HTML nested 33,000 elements deep (100,000 characters)', expect: [200, 201, 400], budgetMs: BUDGET.small,
     sent: (t) => json('POST', `/v1/admin/configurations/${t.uid}/instant-answers`, { title: 'Deep', content: `${'<b>'.repeat(33_000)}x`.slice(0, 100_000), keywords: ['deep'] }, keyed(t)) }),
   attack({ id: 'admin-source-hostile-settings', group: 'keyed', route: 'POST /v1/admin/sources', input: '100 start urls of 2,000 characters, 100 globs of 1,000 stars and letters, a selector nested 199 :is( deep (996 characters)', expect: [200, 201, 400], budgetMs: BUDGET.small,
-    finding: 'seed hosts looked up one at a time before the answer (api/services/source-service.ts checkAddresses; reported, not fixed here)',
+    finding: 'seed hosts were looked up one at a time before the answer (15 s for 100 unresolvable hosts); now at once under a 1 s deadline',
     sent: (t) => json('POST', '/v1/admin/sources', {
       uid: 'hostile', kind: 'website', start_urls: Array.from({ length: 100 }, (_, i) => `https://site${i}.invalid/${'p'.repeat(1990)}`),
       include: Array.from({ length: 100 }, () => '*a'.repeat(500)), fragments: [`${':is('.repeat(199)}a${')'.repeat(199)}`],
