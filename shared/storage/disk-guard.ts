@@ -2,7 +2,7 @@ import { statfsSync } from 'node:fs';
 import { AppError } from '../errors/app-error.js';
 
 /** statfs is one system call, but a group commit per millisecond needs no fresher figure than this. */
-const REFRESH_MS = 250;
+export const DISK_CHECK_INTERVAL_MS = 250;
 
 export interface DiskSpace {
   freeBytes: number;
@@ -29,7 +29,7 @@ export class DiskGuard {
   }
 
   space(): DiskSpace {
-    if (Date.now() - this.checkedAt < REFRESH_MS) return this.last;
+    if (Date.now() - this.checkedAt < DISK_CHECK_INTERVAL_MS) return this.last;
     this.checkedAt = Date.now();
     try {
       const s = statfsSync(this.dir);

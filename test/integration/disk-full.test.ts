@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DISK_CHECK_INTERVAL_MS } from '../../shared/storage/disk-guard.js';
 import { fillDisk, freeBytes, mountSmallDisk, type SmallDisk } from '../../scripts/chaos/disk.js';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
@@ -77,6 +78,8 @@ describe.skipIf(cannotMount !== null)('the data folder\'s disk fills up', () => 
 
       // Under the minimum but not yet full: every kind of document write is refused, with the reason.
       const freeBulk = leaveFree(dataDir, 8 * 2 ** 20);
+      // The guard reads the free space at most every DISK_CHECK_INTERVAL_MS: let its figure go stale first.
+      await new Promise((r) => setTimeout(r, DISK_CHECK_INTERVAL_MS + 50));
       const refused = [
         await svc.call('PUT', '/v2/indexes/docs/documents/d10', page(10)),
         await svc.call('POST', '/v2/indexes/docs/documents', { documents: [{ uid: 'd11', ...page(11) }] }),
