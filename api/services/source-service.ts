@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { z } from 'zod';
 import { isPublicAddress } from '../../shared/crawl/public-address.js';
+import { nextCrawlDue } from '../../shared/crawl/recrawl-schedule.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { queueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -175,16 +176,6 @@ export class SourceService {
       throw new AppError('invalid_request', `Invalid request: ${refused.field}: ${refused.url} is on a private or loopback address, which the crawler refuses unless the operator sets QUARRY_CRAWL_ALLOW_PRIVATE=true`);
     }
   }
-}
-
-/**
- * When the crawl workers' schedule (queueDueRecrawls, checked every minute) queues the source's next crawl:
- * recrawl_hours after the last crawl finished; a scheduled source that never crawled is due since its settings
- * were saved. Null without recrawl_hours or while a crawl is queued or running.
- */
-function nextCrawlDue({ settings, crawl, updatedAt }: SourceRecord): number | null {
-  if (settings.recrawlHours === null || crawl.state === 'queued' || crawl.state === 'running') return null;
-  return crawl.finishedAt === null ? updatedAt : crawl.finishedAt + settings.recrawlHours * 3_600_000;
 }
 
 function settingsOf(b: CreateBody): WebsiteSettings {

@@ -2,6 +2,7 @@ import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { crawlerUserAgent } from '../../shared/crawl/fetch-page.js';
+import { nextCrawlDue } from '../../shared/crawl/recrawl-schedule.js';
 import { CRAWL_QUEUE, createCrawlQueue, queueCrawl, type CrawlPayload } from '../../shared/jobs/crawl-queue.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -81,10 +82,7 @@ export function startCrawlWorker(deps: { storage: Storage; queues: PipelineQueue
  */
 export async function queueDueRecrawls(storage: Storage, queue: ReturnType<typeof createCrawlQueue>, now = Date.now()): Promise<void> {
   for (const source of await storage.sources.list()) {
-    const { recrawlHours } = source.settings;
-    const { state, finishedAt } = source.crawl;
-    if (recrawlHours === null || state === 'queued' || state === 'running') continue;
-    // A scheduled source that never crawled starts now.
-    if (finishedAt === null || now - finishedAt >= recrawlHours * 3_600_000) await queueCrawl(storage.sources, queue, source);
+    const due = nextCrawlDue(source);
+    if (due !== null && due <= now) await queueCrawl(storage.sources, queue, source);
   }
 }
