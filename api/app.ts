@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../shared/config/config.js';
 import { PIPELINE_QUEUES } from '../shared/jobs/pipeline-jobs.js';
-import type { PipelineQueues } from '../shared/jobs/pipeline-queues.js';
+import { enqueueIndexJobs, type PipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { Authenticator } from '../shared/auth/api-keys.js';
 import { WebSessions } from '../shared/auth/web-sessions.js';
@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const indexes = new IndexService(storage, async (index) => {
     const batches = await storage.documents.requeueIndex(index.id, () => newJobId('l', index.id), config.pipeline.batchSize);
     // The documents are pending in the store now: when Redis does not take the jobs, the reconciler re-creates them.
-    await queues.section.addBulk(batches.map((b) => ({ name: 'section', data: { indexId: index.id, docs: b.refs }, opts: { jobId: b.job } })))
+    await enqueueIndexJobs(queues, batches.map((b) => ({ indexId: index.id, jobId: b.job })))
       .catch((err) => log.warn({ err, index: index.uid }, 'reindex jobs not enqueued; the reconciler will enqueue them'));
   }, config.limits.maxIndexes);
 

@@ -10,7 +10,7 @@ import { Reconciler } from './reconciler.js';
 import { startCrawlWorker } from './crawl/crawl-worker.js';
 import { startWorkers } from './registry.js';
 
-/** A worker process: `npm run start:worker -- --queues section,embed --concurrency 8`. */
+/** A worker process: `npm run start:worker -- --queues index,embed --concurrency 8`. */
 async function main() {
   const config = loadConfig(envWithFlags(process.argv.slice(2), {
     queues: 'QUARRY_WORKER_QUEUES',
@@ -24,7 +24,7 @@ async function main() {
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   // Concurrent jobs of this process share provider calls: fewer, fuller requests to an HTTP provider.
   const embedder = createBatchingEmbedder(await createEmbedder(config.embeddings), { maxBatch: 256 });
-  const ctx = { storage, embedder, queues, log };
+  const ctx = { storage, embedder, queues, log, batchSize: config.pipeline.batchSize };
 
   const reconciler = new Reconciler(storage, queues, redis, log, {
     prefix: config.redis.prefix,

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { newJobId } from '../shared/jobs/job-id.js';
-import { isJobAlive, type PipelineQueues } from '../shared/jobs/pipeline-queues.js';
+import { enqueueIndexJobs, isJobAlive, type PipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { failedJob, failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
 import { MAX_STALLS } from './registry.js';
@@ -90,7 +90,7 @@ export class Reconciler {
           if (refs.length === 0) break;
           const next = newJobId(`r${count + 1}`, indexId);
           await this.storage.documents.reassignJob(indexId, refs, next);
-          await this.queues.section.add('section', { indexId, docs: refs }, { jobId: next });
+          await enqueueIndexJobs(this.queues, [{ indexId, jobId: next }]);
           requeued += refs.length;
         }
       }

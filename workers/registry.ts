@@ -1,20 +1,19 @@
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { CRAWL_QUEUE } from '../shared/jobs/crawl-queue.js';
-import type { PayloadOf, PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
+import type { PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
+import type { PayloadOf } from '../shared/jobs/queue-catalogue.js';
 import { EmbedderError } from '../shared/llm/ports/embedder.js';
 import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { embedJob } from './jobs/embed-job.js';
 import { failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
 import { indexJob } from './jobs/index-job.js';
-import { sectionJob } from './jobs/section-job.js';
 import type { WorkerContext } from './jobs/worker-context.js';
 
 /** Exactly one handler per queue; the record type makes a missing one a compile error. */
 const HANDLERS: { [K in PipelineQueueName]: (job: Job<PayloadOf[K]>, ctx: WorkerContext) => Promise<unknown> } = {
-  section: (job, ctx) => sectionJob(job.id!, job.data, ctx),
-  embed: (job, ctx) => embedJob(job.id!, job.data, ctx),
-  index: (job, ctx) => indexJob(job.data, ctx),
+  index: (job, ctx) => indexJob(job.id!, job.data, ctx),
+  embed: (job, ctx) => embedJob(job.data, ctx),
 };
 
 export interface WorkerOptions {
@@ -61,8 +60,9 @@ export function startWorkers(queues: readonly (PipelineQueueName | typeof CRAWL_
           const permanent = err instanceof EmbedderError && !err.retryable;
           const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
           if (permanent || last) {
+            // The documents the job claimed name it, whichever attempt claimed them.
             const message = err instanceof Error ? err.message : String(err);
-            await ctx.storage.documents.markFailed(job.data.indexId, job.data.docs, `${name} stage: ${message}`);
+            await failPendingOfJob(ctx.storage, job.data.indexId, job.id!, `${name} stage: ${message}`);
           }
           if (permanent) throw new UnrecoverableError((err as Error).message);
           throw err;
@@ -71,11 +71,11 @@ export function startWorkers(queues: readonly (PipelineQueueName | typeof CRAWL_
       workerSettings(o),
     );
     worker.on('completed', (job) => {
-      void metrics.record(name, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000, true).catch(() => {});
+      metrics.record(name, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000, true);
     });
     worker.on('failed', (job, err) => {
       ctx.log.warn({ queue: name, job: job?.id, attempt: job?.attemptsMade, err }, 'job failed');
-      void metrics.record(name, 0, false).catch(() => {});
+      metrics.record(name, 0, false);
       // Failed without the handler running (stalled past MAX_STALLS): its documents are still pending.
       // Should this process die first, the reconciler finds the failed job and does the same.
       if (job?.id && job.deferredFailure) {

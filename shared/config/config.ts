@@ -32,7 +32,7 @@ function trustProxy(v: string): boolean | number | string {
   return /^\d+$/.test(v) ? Number(v) : v;
 }
 
-const QUEUE_NAMES = ['section', 'embed', 'index', 'crawl'] as const;
+const QUEUE_NAMES = ['index', 'embed', 'crawl'] as const;
 export type PipelineQueue = (typeof QUEUE_NAMES)[number];
 
 const envSchema = z.object({

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
 import { newJobId } from '../jobs/job-id.js';
-import type { PipelineQueues } from '../jobs/pipeline-queues.js';
-import type { DocumentRef, DocumentWrite, WriteOutcome } from '../storage/ports/document-store.js';
+import { enqueueIndexJobs, type PipelineQueues } from '../jobs/pipeline-queues.js';
+import type { DocumentWrite, WriteOutcome } from '../storage/ports/document-store.js';
 
 export interface DocumentWriterOptions {
-  /** Documents per pipeline job. */
+  /** Most documents one pipeline job is enqueued for (a job may take more, or fewer, when it runs). */
   batchSize: number;
   /** Most writes committed in one transaction. */
   maxFlush?: number;
@@ -62,7 +62,6 @@ export class DocumentWriter {
     this.committing = true;
     const batch = this.queue.splice(0, this.options.maxFlush ?? 2000);
 
-    const jobs = new Map<string, { indexId: number; refs: Map<string, DocumentRef> }>();
     const perIndexCount = new Map<number, number>();
     const jobFor = new Map<string, string>();
     const writes: DocumentWrite[] = batch.map(({ write }) => {
@@ -87,13 +86,10 @@ export class DocumentWriter {
       this.committing = false;
       this.schedule();
     }
+    // Jobs of writes that changed nothing have no documents: they are not enqueued.
+    const jobs = new Map<string, number>();
     outcomes.forEach((o, i) => {
-      if (o.version === null) return;
-      const { job, indexId } = writes[i];
-      const entry = jobs.get(job) ?? { indexId, refs: new Map() };
-      // A later write of the same document in this flush supersedes the earlier one: enqueue it once.
-      entry.refs.set(o.uid, { uid: o.uid, version: o.version });
-      jobs.set(job, entry);
+      if (o.version !== null) jobs.set(writes[i].job, writes[i].indexId);
     });
 
     // The commit is the promise a 204 makes; the job is only a trigger (the reconciler re-creates a
@@ -106,18 +102,14 @@ export class DocumentWriter {
     this.enqueued = this.enqueued.then(() => this.enqueue(jobs)).finally(() => this.backlog--);
   }
 
-  private async enqueue(jobs: Map<string, { indexId: number; refs: Map<string, DocumentRef> }>): Promise<void> {
+  private async enqueue(jobs: Map<string, number>): Promise<void> {
     if (jobs.size === 0) return;
-    const bulk = [...jobs].map(([jobId, { indexId, refs }]) => ({
-      name: 'section',
-      data: { indexId, docs: [...refs.values()] },
-      opts: { jobId },
-    }));
+    const bulk = [...jobs].map(([jobId, indexId]) => ({ jobId, indexId }));
     const timeout = this.options.enqueueTimeoutMs ?? 2000;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.queues.section.addBulk(bulk),
+        enqueueIndexJobs(this.queues, bulk),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeout} ms`)), timeout);
         }),

@@ -1,18 +1,9 @@
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { GenerationInput } from './generation-types.js';
+import { createQueue, type QueueOf } from '../jobs/queue-catalogue.js';
+
+export type { GenerationJob } from './generation-types.js';
 
 export const GENERATION_QUEUE = 'generate';
-
-export interface GenerationJob {
-  input: GenerationInput;
-  /** The analyzer language for sentence scoring and citation checks. */
-  language: string;
-  /** When the API gives up on the job (ms since epoch): a job picked up later is skipped. */
-  deadline: number;
-  /** The client takes the answer as it is produced: ask the model to stream. */
-  stream: boolean;
-}
 
 export interface GenerationResult {
   text: string;
@@ -39,11 +30,6 @@ export const jobChannel = (prefix: string, jobId: string) => `${prefix}:generate
 /** API to workers: stop a job (client gone, or timeout). */
 export const cancelChannel = (prefix: string) => `${prefix}:generate:cancel`;
 
-export function createGenerationQueue(connection: Redis, prefix: string): Queue<GenerationJob> {
-  return new Queue<GenerationJob>(GENERATION_QUEUE, {
-    connection,
-    prefix,
-    // No BullMQ retries: the model client retries within the API's timeout; a second run would be too late.
-    defaultJobOptions: { attempts: 1, removeOnComplete: { age: 600, count: 1000 }, removeOnFail: { age: 24 * 3600 } },
-  });
+export function createGenerationQueue(connection: Redis, prefix: string): QueueOf<'generate'> {
+  return createQueue(GENERATION_QUEUE, { connection, prefix, attempts: 1 });
 }

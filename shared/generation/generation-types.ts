@@ -20,6 +20,17 @@ export interface GenerationInput {
   passages: SourcePassage[];
 }
 
+/** What a generation job carries (the `generate` queue). */
+export interface GenerationJob {
+  input: GenerationInput;
+  /** The analyzer language for sentence scoring and citation checks. */
+  language: string;
+  /** When the API gives up on the job (ms since epoch): a job picked up later is skipped. */
+  deadline: number;
+  /** The client takes the answer as it is produced: ask the model to stream. */
+  stream: boolean;
+}
+
 export interface GeneratedAnswer {
   /** Plain text with bracketed citations such as [1]; every number refers to a passage index. */
   text: string;

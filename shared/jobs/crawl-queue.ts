@@ -1,23 +1,18 @@
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { IDLE_CRAWL, type SourceRecord, type SourceStore } from '../storage/ports/source-store.js';
 import { AppError } from '../errors/app-error.js';
-import { jobOptions } from './pipeline-queues.js';
+import { createQueue, type CrawlPayload, type QueueOf } from './queue-catalogue.js';
 import { withTimeout } from './queue-status.js';
 
-/** Crawls run on a queue of their own, so a long crawl never holds up the section -> embed -> index pipeline. */
+export type { CrawlPayload } from './queue-catalogue.js';
+
+/** Crawls run on a queue of their own, so a long crawl never holds up the indexing pipeline. */
 export const CRAWL_QUEUE = 'crawl';
 
-export interface CrawlPayload {
-  sourceUid: string;
-  /** The source's crawl number this job runs; a job for an older crawl finds it superseded and stops. */
-  crawl: number;
-}
-
-export type CrawlQueue = Queue<CrawlPayload>;
+export type CrawlQueue = QueueOf<'crawl'>;
 
 export function createCrawlQueue(connection: Redis, prefix: string, attempts: number): CrawlQueue {
-  return new Queue<CrawlPayload>(CRAWL_QUEUE, { connection, prefix, defaultJobOptions: jobOptions(attempts) });
+  return createQueue(CRAWL_QUEUE, { connection, prefix, attempts });
 }
 
 /** One job per crawl: asking twice for the same crawl adds nothing. */

@@ -2,16 +2,19 @@ import type { DocumentRef } from '../storage/ports/document-store.js';
 import type { SectionRow } from '../storage/ports/section-store.js';
 
 /**
- * The ingestion pipeline: section -> embed -> index. One job carries a batch of documents of one
- * index through every stage under the same job id (ids are unique per queue), so the reconciler
- * can tell whether a pending document still has a live job anywhere in the pipeline.
+ * The ingestion pipeline. An `index` job claims the pending documents of its index there are when
+ * it runs (up to the batch size), sections them and, with an embedder that runs in the worker,
+ * embeds and publishes them in the same job. A remote (HTTP) embedder gets a queue of its own,
+ * `embed`, where one job embeds a batch in few provider calls and publishes it. The job keeps its id
+ * from one queue to the next (ids are unique per queue), and the documents it claimed name it, so
+ * the reconciler can tell whether a pending document's job is still alive anywhere.
  */
-export const PIPELINE_QUEUES = ['section', 'embed', 'index'] as const;
+export const PIPELINE_QUEUES = ['index', 'embed'] as const;
 export type PipelineQueueName = (typeof PIPELINE_QUEUES)[number];
 
-export interface SectionPayload {
+/** Which index's pending documents to take; the documents are found in the store, not in the job. */
+export interface IndexPayload {
   indexId: number;
-  docs: DocumentRef[];
 }
 
 /** A section as it travels before embedding: the stored row without its vector. */
@@ -25,27 +28,4 @@ export interface SectionedDoc extends DocumentRef {
 export interface EmbedPayload {
   indexId: number;
   docs: SectionedDoc[];
-}
-
-export interface EmbeddedDoc extends DocumentRef {
-  sections: (PlainSection & { vector: string | null })[] | null;
-}
-
-export interface IndexPayload {
-  indexId: number;
-  model: string;
-  docs: EmbeddedDoc[];
-}
-
-export interface PayloadOf {
-  section: SectionPayload;
-  embed: EmbedPayload;
-  index: IndexPayload;
-}
-
-/** Vectors travel through Redis as base64 of their float32 bytes: compact and exact. */
-export const encodeVector = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
-export function decodeVector(s: string): Float32Array {
-  const b = Buffer.from(s, 'base64');
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }

@@ -1,33 +1,17 @@
-import { Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { PIPELINE_QUEUES, type PayloadOf, type PipelineQueueName } from './pipeline-jobs.js';
+import { PIPELINE_QUEUES, type PipelineQueueName } from './pipeline-jobs.js';
+import { createQueue, type QueueOf, type QueueOptions } from './queue-catalogue.js';
 
-export type PipelineQueues = { [K in PipelineQueueName]: Queue<PayloadOf[K]> };
-
-export interface QueueOptions {
-  connection: Redis;
-  prefix: string;
-  attempts: number;
-}
-
-/** Job options in one place: retries with exponential backoff, failures kept a week to inspect. */
-export function jobOptions(attempts: number): JobsOptions {
-  return {
-    attempts,
-    backoff: { type: 'exponential', delay: 1000 },
-    removeOnComplete: { age: 3600, count: 2000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  };
-}
+export type { QueueOptions } from './queue-catalogue.js';
+export type PipelineQueues = { [K in PipelineQueueName]: QueueOf<K> };
 
 export function createPipelineQueues(o: QueueOptions): PipelineQueues {
-  const make = <K extends PipelineQueueName>(name: K) =>
-    new Queue<PayloadOf[K]>(name, {
-      connection: o.connection,
-      prefix: o.prefix,
-      defaultJobOptions: jobOptions(o.attempts),
-    });
-  return Object.fromEntries(PIPELINE_QUEUES.map((n) => [n, make(n)])) as unknown as PipelineQueues;
+  return { index: createQueue('index', o), embed: createQueue('embed', o) };
+}
+
+/** Index jobs, one Redis round trip for all: each takes its index's pending documents when it runs. */
+export async function enqueueIndexJobs(queues: PipelineQueues, jobs: { indexId: number; jobId: string }[]): Promise<void> {
+  if (jobs.length === 0) return;
+  await queues.index.addBulk(jobs.map(({ indexId, jobId }) => ({ name: 'index', data: { indexId }, opts: { jobId } })));
 }
 
 const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);

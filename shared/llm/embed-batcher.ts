@@ -107,6 +107,7 @@ export function createBatchingEmbedder(inner: Embedder, opts: BatchingOptions = 
   return {
     id: inner.id,
     dimensions: inner.dimensions,
+    remote: inner.remote,
     embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
       if (texts.length === 0) return Promise.resolve([]);
       if (signal?.aborted) return Promise.reject(signal.reason);

@@ -170,7 +170,7 @@ describe('admin operations', () => {
     const r = await svc.call('GET', '/v1/admin/operations');
     expect(r.status).toBe(200);
     expect(r.body.health).toEqual({ redis: 'ok', storage: 'ok' });
-    expect(r.body.queues.map((q: { name: string }) => q.name)).toEqual(['section', 'embed', 'index', 'generate', 'crawl']);
+    expect(r.body.queues.map((q: { name: string }) => q.name)).toEqual(['index', 'embed', 'generate', 'crawl']);
     for (const q of r.body.queues) {
       expect(Object.keys(q).sort()).toEqual(['active', 'completed', 'delayed', 'failed', 'name', 'oldest_waiting_seconds', 'prioritized', 'waiting']);
     }

@@ -23,7 +23,7 @@ describe('operations endpoints', () => {
     const text = (await svc.call('GET', '/metrics')).body as string;
     expect(text).toMatch(/quarry_http_request_duration_seconds_bucket\{le="[\d.]+",method="PUT",route="\/v2\/indexes\/:index_uid\/documents\/:document_uid",status="204"\}/);
     expect(text).not.toContain('secret-document-id');
-    for (const q of ['section', 'embed', 'index']) {
+    for (const q of ['index', 'embed']) {
       expect(text).toContain(`quarry_queue_jobs{queue="${q}",state="waiting"}`);
       expect(text).toContain(`quarry_queue_oldest_waiting_seconds{queue="${q}"}`);
       expect(text).toContain(`quarry_jobs_total{queue="${q}",outcome="failed"}`);

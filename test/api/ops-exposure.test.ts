@@ -118,18 +118,18 @@ describe('failed answers and the queue dashboard', () => {
   });
 
   it('refuses a cross-site form post to the dashboard even with Basic credentials the browser remembers; nothing is queued', async () => {
-    const before = await svc.queues.section.getJobCounts();
+    const before = await svc.queues.index.getJobCounts();
     const post = (headers: Record<string, string>) =>
-      fetch(`${svc.url}/admin/queues/api/queues/section/add`, {
+      fetch(`${svc.url}/admin/queues/api/queues/index/add`, {
         method: 'POST',
         headers: { authorization: basic(MASTER_KEY), 'content-type': 'text/plain', ...headers },
-        body: JSON.stringify({ name: 'section', data: { indexId: 1, docs: [] } }),
+        body: JSON.stringify({ name: 'index', data: { indexId: 1 } }),
       });
     const fromOrigin = await post({ origin: 'https://evil.example' });
     expect(fromOrigin.status).toBe(403);
     expect(await fromOrigin.json()).toMatchObject({ code: 403 });
     expect((await post({ 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-    expect(await svc.queues.section.getJobCounts()).toEqual(before);
+    expect(await svc.queues.index.getJobCounts()).toEqual(before);
   });
 
   it('the dashboard\'s own page may change queues with Basic auth; a session must send its CSRF token', async () => {

@@ -123,17 +123,73 @@ export function documentStoreContract(name: string, make: MakeStorage) {
       expect((await s.documents.metadata(index, ['a'])).size).toBe(0);
     });
 
-    it('loads only current pending versions, in the order asked', async () => {
+    it('tells which refs are still the latest accepted write, in the order asked', async () => {
       const [a, b] = await s.documents.applyWrites([write(index, 'a', { title: 'A' }), write(index, 'b', { title: 'B' })]);
       const [b2] = await s.documents.applyWrites([write(index, 'b', null)]);
       const refs = [{ uid: 'b', version: b.version! }, { uid: 'b', version: b2.version! }, { uid: 'a', version: a.version! }];
-      expect(await s.documents.loadCurrent(index, refs)).toEqual([
-        { uid: 'b', version: b2.version, fields: null }, { uid: 'a', version: a.version, fields: { title: 'A' } },
-      ]);
       expect(await s.documents.currentRefs(index, refs)).toEqual([refs[1], refs[2]]);
       await s.documents.markPublished(index, [refs[2]], []);
-      expect(await s.documents.loadCurrent(index, [refs[2]])).toEqual([]);
       expect(await s.documents.currentRefs(index, [refs[2]])).toEqual([refs[2]]);
+    });
+
+    it('lets a job claim its own pending documents and the oldest unclaimed ones, up to its batch', async () => {
+      const out = await s.documents.applyWrites([
+        write(index, 'a', { title: 'A' }, 'w1'), write(index, 'b', { title: 'B' }, 'w2'), write(index, 'c', null, 'w2'),
+        write(index, 'd', { title: 'D' }, 'w3'), write(index, 'e', { title: 'E' }, 'w3'),
+      ]);
+      const [c] = await s.documents.applyWrites([write(index, 'c', { title: 'C' }, 'w2')]);
+      const [cDel] = await s.documents.applyWrites([write(index, 'c', null, 'w2')]);
+      const v = (uid: string) => out.find((o) => o.uid === uid)!.version!;
+      // w3 runs first: its own two, then the oldest unclaimed one (a), three in all.
+      const first = await s.documents.claimPending(index, 'w3', 3);
+      expect(first).toEqual([
+        { uid: 'a', version: v('a'), fields: { title: 'A' } }, { uid: 'd', version: v('d'), fields: { title: 'D' } },
+        { uid: 'e', version: v('e'), fields: { title: 'E' } },
+      ]);
+      expect((await s.documents.get(index, 'a'))).toMatchObject({ status: 'pending' });
+      expect((await s.documents.pendingOfJob(index, 'w3', 10)).map((r) => r.uid).sort()).toEqual(['a', 'd', 'e']);
+      // w1's document went to w3: w1 takes what is left (w2's, a delete as fields null), and w2 finds nothing.
+      expect(await s.documents.claimPending(index, 'w1', 10)).toEqual([
+        { uid: 'b', version: v('b'), fields: { title: 'B' } }, { uid: 'c', version: cDel.version, fields: null },
+      ]);
+      expect(await s.documents.claimPending(index, 'w2', 10)).toEqual([]);
+      expect(cDel.version!).toBeGreaterThan(c.version!);
+      // Claimed documents stay with their job: another takes none of them, their own job all of them
+      // (a retried attempt), even past its limit.
+      expect(await s.documents.claimPending(index, 'w9', 10)).toEqual([]);
+      expect((await s.documents.claimPending(index, 'w3', 1)).map((d) => d.uid)).toEqual(['a', 'd', 'e']);
+      // A new write of a claimed document is unclaimed again: the next job takes the new version.
+      const [d2] = await s.documents.applyWrites([write(index, 'd', { title: 'D2' }, 'w4')]);
+      expect(await s.documents.claimPending(index, 'w5', 10)).toEqual([{ uid: 'd', version: d2.version, fields: { title: 'D2' } }]);
+      expect((await s.documents.claimPending(index, 'w3', 10)).map((d) => d.uid)).toEqual(['a', 'e']);
+      // Published or failed documents are no one's to claim.
+      await s.documents.markPublished(index, [{ uid: 'a', version: v('a') }], []);
+      await s.documents.markFailed(index, [{ uid: 'e', version: v('e') }], 'boom');
+      expect(await s.documents.claimPending(index, 'w3', 10)).toEqual([]);
+      expect(await s.documents.claimPending(index, 'w9', 0)).toEqual([]);
+    });
+
+    it('keeps reassigned documents for their new job, and leaves requeued ones to any job', async () => {
+      const out = await s.documents.applyWrites(['a', 'b'].map((u) => write(index, u, { title: u }, 'w1')));
+      await s.documents.reassignJob(index, [{ uid: 'a', version: out[0].version! }], 'r1');
+      expect((await s.documents.claimPending(index, 'other', 10)).map((d) => d.uid)).toEqual(['b']);
+      expect((await s.documents.claimPending(index, 'r1', 10)).map((d) => d.uid)).toEqual(['a']);
+      await s.documents.markPublished(index, out.map((o) => ({ uid: o.uid, version: o.version! })), []);
+      await s.documents.requeueIndex(index, () => 're-0', 10);
+      expect((await s.documents.claimPending(index, 'any', 10)).map((d) => d.uid)).toEqual(['a', 'b']);
+      expect(await s.documents.claimPending(index, 're-0', 10)).toEqual([]);
+    });
+
+    it('never gives one document to two jobs claiming at once from two hosts', async () => {
+      const other = await h.open();
+      const uids = Array.from({ length: 60 }, (_, i) => `u${i}`);
+      await s.documents.applyWrites(uids.map((u) => write(index, u, { u }, 'w')));
+      const claims = await Promise.all(Array.from({ length: 8 }, (_, j) => (j % 2 ? other : s).documents.claimPending(index, `job${j}`, 10)));
+      const taken = claims.flat().map((d) => d.uid);
+      expect(new Set(taken).size).toBe(taken.length);
+      for (const [j, docs] of claims.entries()) {
+        expect((await s.documents.pendingOfJob(index, `job${j}`, 100)).map((r) => r.uid).sort()).toEqual(docs.map((d) => d.uid).sort());
+      }
     });
 
     it('marks versions published, forgets removed deletes, and ignores stale refs', async () => {

@@ -104,7 +104,7 @@ export async function startTestService(options: {
   let workers: Worker[] = [];
   const subscriber = redis.duplicate();
   if (options.workers !== false) {
-    workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log }, { connection: redis, prefix, concurrency: 2, lockMs: config.pipeline.lockMs });
+    workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log, batchSize: config.pipeline.batchSize }, { connection: redis, prefix, concurrency: 2, lockMs: config.pipeline.lockMs });
     workers.push(await startGenerationWorker({
       connection: redis, subscriber, prefix, concurrency: config.generation.concurrency, model: options.chatModel ?? null, log,
     }) as unknown as Worker);

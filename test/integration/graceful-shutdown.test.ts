@@ -33,7 +33,7 @@ describe('SIGTERM on a worker', () => {
     expect(active).toBe(true);
     expect(await stopProcess(worker, 'SIGTERM')).toBe(0);
 
-    const counts = await Promise.all(['section', 'embed', 'index'].map((q) => svc.queues[q as 'embed'].getJobCounts('active', 'failed')));
+    const counts = await Promise.all((['index', 'embed'] as const).map((q) => svc.queues[q].getJobCounts('active', 'failed')));
     expect(counts.every((c) => c.active === 0 && c.failed === 0)).toBe(true);
 
     // What was not started is still queued: a new worker finishes the push, with no reconciler help.

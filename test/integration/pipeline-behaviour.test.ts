@@ -14,7 +14,7 @@ let workers: Worker[] = [];
 const silent = pino({ level: 'silent' });
 
 function runWorkers(embedder: Embedder) {
-  workers = startWorkers(['section', 'embed', 'index'], { storage: svc.storage, embedder, queues: svc.queues, log: silent },
+  workers = startWorkers(['index', 'embed'], { storage: svc.storage, embedder, queues: svc.queues, log: silent, batchSize: 64 },
     { connection: svc.redis, prefix: svc.prefix, concurrency: 2, lockMs: 30_000 });
 }
 

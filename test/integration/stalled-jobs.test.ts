@@ -80,7 +80,7 @@ describe('a job that stalls past the limit', () => {
     await Promise.all(workers.map((w) => stopProcess(w, 'SIGKILL')));
     expect(await reconcileNow()).toBe(0);
     expect(await progress()).toMatchObject({ pending: 0, failed: 1 });
-    for (const queue of [svc.queues.section, svc.queues.embed, svc.queues.index]) {
+    for (const queue of [svc.queues.index, svc.queues.embed]) {
       expect(await queue.getJobCounts('waiting', 'active', 'delayed')).toEqual({ waiting: 0, active: 0, delayed: 0 });
     }
   }, 300_000);
@@ -98,16 +98,20 @@ describe('the reconciler', () => {
       const d = (await svc.storage.documents.get(index.id, uid))!;
       return [{ uid, version: d.version }];
     };
-    // No worker runs: the section jobs wait. One fails for good without its handler (as a stalled-out one
-    // does when its worker dies before marking), the others' jobs vanish as after a Redis wipe.
-    const byDoc = new Map((await svc.queues.section.getJobs(['waiting'])).map((j) => [j.data.docs[0].uid as string, j]));
+    // No worker runs: the index jobs wait, each named by its document. One fails for good without its
+    // handler (as a stalled-out one does when its worker dies before marking), the others' jobs vanish
+    // as after a Redis wipe.
+    const byDoc = new Map<string, Job>();
+    for (const j of await svc.queues.index.getJobs(['waiting'])) {
+      for (const r of await svc.storage.documents.pendingOfJob(index.id, j.id!, 10)) byDoc.set(r.uid, j);
+    }
     expect([...byDoc.keys()].sort()).toEqual(['failed-job', 'vanished-often', 'vanished-once']);
-    const taker = new Worker('section', null, { connection: svc.redis, prefix: svc.prefix, autorun: false });
+    const taker = new Worker('index', null, { connection: svc.redis, prefix: svc.prefix, autorun: false });
     try {
       const taken = (await taker.getNextJob('test-token'))!;
-      expect(taken.data.docs[0].uid).toBe('failed-job'); // pushed first, taken first
+      expect(taken.id).toBe(byDoc.get('failed-job')!.id); // pushed first, taken first
       // Unrecoverable: no retry, failed for good.
-      await taken.moveToFailed(new UnrecoverableError('section stage blew up'), 'test-token', false);
+      await taken.moveToFailed(new UnrecoverableError('index stage blew up'), 'test-token', false);
       expect(await taken.getState()).toBe('failed');
     } finally {
       await taker.close();
@@ -118,12 +122,12 @@ describe('the reconciler', () => {
 
     expect(await reconcileNow()).toBe(1);
     const failedDoc = (await svc.storage.documents.get(index.id, 'failed-job'))!;
-    expect(failedDoc).toMatchObject({ status: 'failed', error: 'section stage: section stage blew up' });
+    expect(failedDoc).toMatchObject({ status: 'failed', error: 'index stage: index stage blew up' });
     const often = (await svc.storage.documents.get(index.id, 'vanished-often'))!;
     expect(often.status).toBe('failed');
     expect(often.error).toContain(`re-enqueued this document's work ${MAX_REQUEUES} times`);
     expect((await svc.storage.documents.get(index.id, 'vanished-once'))!.status).toBe('pending');
-    const requeued = await svc.queues.section.getJobs(['waiting']);
+    const requeued = await svc.queues.index.getJobs(['waiting']);
     expect(requeued.map((j) => j.id!.split('.')[0])).toEqual(['r3']);
   }, 60_000);
 });

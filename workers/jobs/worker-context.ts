@@ -8,4 +8,6 @@ export interface WorkerContext {
   embedder: Embedder;
   queues: PipelineQueues;
   log: Logger;
+  /** Most documents an index job claims (QUARRY_PIPELINE_BATCH). */
+  batchSize: number;
 }

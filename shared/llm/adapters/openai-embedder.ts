@@ -33,6 +33,7 @@ interface EmbeddingsResponse {
 
 export class OpenAiEmbedder implements Embedder {
   readonly id: string;
+  readonly remote = true;
   private readonly url: string;
   private readonly shownUrl: string;
 

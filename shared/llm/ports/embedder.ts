@@ -7,6 +7,11 @@ export interface Embedder {
   /** Stable identity of the model + settings, recorded per index; a change means re-embedding. e.g. "glove-6b-100d-sif@1" */
   readonly id: string;
   readonly dimensions: number;
+  /**
+   * True when embedding is a network call (an HTTP provider): the pipeline then gives it a queue of
+   * its own, where batches wait on the provider without holding up sectioning and publishing.
+   */
+  readonly remote?: boolean;
   /** One L2-normalised vector per input text, same order. Empty or unknown-word text gives a zero vector (all zeros), never NaN. */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   close?(): Promise<void>;

@@ -10,7 +10,10 @@ export interface DocumentWrite {
   fields: string | null;
   /** Digest of that JSON, so a re-push of identical content changes nothing. */
   hash: string | null;
-  /** Pipeline job that will carry this write (assigned by the caller before the commit). */
+  /**
+   * Pipeline job enqueued for this write (assigned by the caller before the commit). Until a job
+   * claims the document (claimPending), any job of its index may take it.
+   */
   job: string;
   /**
    * The page's extracted HTML fragments as JSON (see encodeMetadata), kept with this version;
@@ -51,8 +54,15 @@ export interface DocumentStore {
   applyWrites(writes: DocumentWrite[]): Promise<WriteOutcome[]>;
   /** Documents ordered by uid, after the cursor, excluding pending deletes. */
   list(indexId: number, limit: number, afterUid: string | null): Promise<{ uid: string; fields: DocumentFields }[]>;
-  /** The current versions of the given refs that are still current (stale refs are left out). */
-  loadCurrent(indexId: number, refs: DocumentRef[]): Promise<StoredDocument[]>;
+  /**
+   * The pending documents job `job` works on, taken when it runs: its own (enqueued for it, or
+   * claimed by an earlier attempt of it), then the oldest unclaimed pending documents of the index,
+   * up to `limit` in all. They are marked claimed by `job` in one transaction, so no other job takes
+   * them while they stay at this version (a new write makes a document unclaimed again). Returns
+   * their current versions and fields (null: a delete), oldest first; a job whose documents another
+   * job took gets none.
+   */
+  claimPending(indexId: number, job: string, limit: number): Promise<StoredDocument[]>;
   /** Versions of these documents that are still the latest accepted write (stale refs are left out). */
   currentRefs(indexId: number, refs: DocumentRef[]): Promise<DocumentRef[]>;
   /** Records that these versions are searchable, and forgets deletes that are gone from search. */
@@ -73,7 +83,8 @@ export interface DocumentStore {
   /** Distinct jobs of documents pending since `olderThan` (ms epoch) or earlier. */
   pendingJobs(olderThan: number, limit: number): Promise<{ indexId: number; job: string | null }[]>;
   pendingOfJob(indexId: number, job: string | null, limit: number): Promise<DocumentRef[]>;
+  /** Gives these documents to `job`, claimed: only that job takes them (the reconciler's new jobs). */
   reassignJob(indexId: number, refs: DocumentRef[], job: string): Promise<void>;
-  /** Marks every indexed or failed document of the index pending again under `job` (model change, re-index). */
+  /** Marks every indexed or failed document of the index pending again under `job`, unclaimed (model change, re-index). */
   requeueIndex(indexId: number, jobFor: (n: number) => string, batchSize: number): Promise<{ job: string; refs: DocumentRef[] }[]>;
 }

@@ -76,7 +76,7 @@ export class PgDocumentStore implements DocumentStore {
       if (f.length) {
         await c.query(
           `UPDATE documents d SET fields = u.fields, hash = u.hash, version = u.version, status = 'pending',
-             job = u.job, error = NULL, updated_at = $7, metadata = u.metadata
+             job = u.job, claimed = false, error = NULL, updated_at = $7, metadata = u.metadata
            FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $8::text[])
              AS u(i, uid, fields, hash, version, job, metadata)
            WHERE d.index_id = u.i AND d.uid = u.uid`,
@@ -104,15 +104,22 @@ export class PgDocumentStore implements DocumentStore {
     return rows.map((r) => ({ uid: r.uid, fields: JSON.parse(r.fields) as DocumentFields }));
   }
 
-  async loadCurrent(indexId: number, refs: DocumentRef[]): Promise<StoredDocument[]> {
-    if (refs.length === 0) return [];
+  async claimPending(indexId: number, job: string, limit: number): Promise<StoredDocument[]> {
+    // SKIP LOCKED: a row another claimer or a writer holds is theirs; a claim never waits, so it
+    // cannot deadlock with applyWrites.
     const { rows } = await this.pool.query<{ uid: string; version: number; fields: string | null }>(
-      `SELECT d.uid, d.version, d.fields FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS r(uid, version, i)
-       JOIN documents d ON d.index_id = $1 AND d.uid = r.uid AND d.version = r.version
-       WHERE d.status = 'pending' ORDER BY r.i`,
-      [indexId, refs.map((r) => r.uid), refs.map((r) => r.version)],
+      `WITH own AS (
+         SELECT id FROM documents WHERE index_id = $1 AND status = 'pending' AND job = $2 FOR UPDATE SKIP LOCKED
+       ), free AS (
+         SELECT id FROM documents WHERE index_id = $1 AND status = 'pending' AND NOT claimed AND job IS DISTINCT FROM $2
+         ORDER BY version LIMIT greatest($3 - (SELECT count(*) FROM own), 0) FOR UPDATE SKIP LOCKED
+       )
+       UPDATE documents d SET job = $2, claimed = true
+       FROM (SELECT id FROM own UNION ALL SELECT id FROM free) c WHERE d.id = c.id
+       RETURNING d.uid, d.version, d.fields`,
+      [indexId, job, limit],
     );
-    return rows.map((r) => ({ uid: r.uid, version: r.version, fields: parse(r.fields) }));
+    return rows.sort((a, b) => a.version - b.version).map((r) => ({ uid: r.uid, version: r.version, fields: parse(r.fields) }));
   }
 
   async currentRefs(indexId: number, refs: DocumentRef[]): Promise<DocumentRef[]> {
@@ -238,7 +245,7 @@ export class PgDocumentStore implements DocumentStore {
   async reassignJob(indexId: number, refs: DocumentRef[], job: string): Promise<void> {
     if (refs.length === 0) return;
     await this.pool.query(
-      `WITH locked AS (${LOCK_REFS}) UPDATE documents d SET job = $4 FROM locked WHERE d.id = locked.id`,
+      `WITH locked AS (${LOCK_REFS}) UPDATE documents d SET job = $4, claimed = true FROM locked WHERE d.id = locked.id`,
       [indexId, refs.map((r) => r.uid), refs.map((r) => r.version), job],
     );
   }
@@ -265,7 +272,7 @@ export class PgDocumentStore implements DocumentStore {
       for (let i = 0; i < rows.length; i += REQUEUE_CHUNK) {
         const end = Math.min(i + REQUEUE_CHUNK, rows.length);
         await c.query(
-          `UPDATE documents d SET version = u.version, status = 'pending', job = u.job, error = NULL, updated_at = $4
+          `UPDATE documents d SET version = u.version, status = 'pending', job = u.job, claimed = false, error = NULL, updated_at = $4
            FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS u(id, version, job) WHERE d.id = u.id`,
           [rows.slice(i, end).map((r) => r.id), versions.slice(i, end), jobs.slice(i, end), now],
         );

@@ -403,6 +403,12 @@ export const POSTGRES_MIGRATIONS: string[] = [
     PRIMARY KEY (configuration_uid, query)
   );
   `,
+  // Pipeline jobs claim the pending documents there are when they run (claimPending): a claimed
+  // document stays with its job; an unclaimed one goes to whichever job of its index runs first.
+  `
+  ALTER TABLE documents ADD COLUMN claimed boolean NOT NULL DEFAULT false;
+  CREATE INDEX documents_unclaimed ON documents (index_id, version) WHERE status = 'pending' AND NOT claimed;
+  `,
 ];
 
 /**

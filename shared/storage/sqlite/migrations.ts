@@ -153,6 +153,13 @@ export const DOCUMENT_MIGRATIONS: Migration[] = [
   ALTER TABLE source_frontier ADD COLUMN outcome TEXT;
   CREATE INDEX source_pages_problems ON source_pages (source_uid, last_seen_crawl DESC, url) WHERE status <> 'indexed';
   `,
+  // Pipeline jobs claim the pending documents there are when they run (claimPending): a claimed
+  // document stays with its job; an unclaimed one goes to whichever job of its index runs first.
+  `
+  ALTER TABLE documents ADD COLUMN claimed INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX documents_unclaimed ON documents (index_id, version) WHERE status = 'pending' AND claimed = 0;
+  CREATE INDEX documents_pending_job ON documents (index_id, job) WHERE status = 'pending';
+  `,
 ];
 
 /**

@@ -12,6 +12,8 @@ interface Row {
   status: string;
 }
 
+type ClaimRow = { uid: string; version: number; fields: string | null };
+
 /** Commits writes elsewhere (the commit thread) instead of on the caller's thread. */
 export type Committer = (writes: DocumentWrite[]) => Promise<WriteOutcome[]>;
 
@@ -28,10 +30,10 @@ export class SqliteDocumentStore implements DocumentStore {
         `SELECT uid, fields, hash, version, status FROM documents WHERE index_id = ? AND uid = ?`,
       ),
       upsert: db.prepare(
-        `INSERT INTO documents (index_id, uid, fields, hash, version, status, job, error, updated_at, metadata)
-         VALUES (@indexId, @uid, @fields, @hash, @version, 'pending', @job, NULL, @now, @metadata)
+        `INSERT INTO documents (index_id, uid, fields, hash, version, status, job, claimed, error, updated_at, metadata)
+         VALUES (@indexId, @uid, @fields, @hash, @version, 'pending', @job, 0, NULL, @now, @metadata)
          ON CONFLICT (index_id, uid) DO UPDATE SET fields = excluded.fields, hash = excluded.hash, metadata = excluded.metadata,
-           version = excluded.version, status = 'pending', job = excluded.job, error = NULL,
+           version = excluded.version, status = 'pending', job = excluded.job, claimed = 0, error = NULL,
            updated_at = excluded.updated_at`,
       ),
       list: db.prepare<[number, string, number], { uid: string; fields: string }>(
@@ -74,10 +76,18 @@ export class SqliteDocumentStore implements DocumentStore {
       pendingOfJob: db.prepare<[number, string | null, number], DocumentRef>(
         `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND job IS ? LIMIT ?`,
       ),
-      reassign: db.prepare(`UPDATE documents SET job = ? WHERE index_id = ? AND uid = ? AND version = ?`),
+      own: db.prepare<[number, string], ClaimRow>(
+        `SELECT uid, version, fields FROM documents WHERE index_id = ? AND status = 'pending' AND job = ?`,
+      ),
+      unclaimed: db.prepare<[number, string, number], ClaimRow>(
+        `SELECT uid, version, fields FROM documents WHERE index_id = ? AND status = 'pending' AND claimed = 0 AND job IS NOT ?
+         ORDER BY version LIMIT ?`,
+      ),
+      claim: db.prepare(`UPDATE documents SET job = ?, claimed = 1 WHERE index_id = ? AND uid = ? AND version = ?`),
+      reassign: db.prepare(`UPDATE documents SET job = ?, claimed = 1 WHERE index_id = ? AND uid = ? AND version = ?`),
       requeueable: db.prepare<[number], DocumentRef>(`SELECT uid, version FROM documents WHERE index_id = ? ORDER BY uid`),
       requeue: db.prepare(
-        `UPDATE documents SET version = ?, status = 'pending', job = ?, error = NULL, updated_at = ?
+        `UPDATE documents SET version = ?, status = 'pending', job = ?, claimed = 0, error = NULL, updated_at = ?
          WHERE index_id = ? AND uid = ? AND version = ?`,
       ),
     };
@@ -115,15 +125,20 @@ export class SqliteDocumentStore implements DocumentStore {
     }));
   }
 
-  async loadCurrent(indexId: number, refs: DocumentRef[]): Promise<StoredDocument[]> {
-    const out: StoredDocument[] = [];
-    for (const ref of refs) {
-      const row = this.q.get.get(indexId, ref.uid);
-      if (row && row.version === ref.version && row.status === 'pending') {
-        out.push({ uid: row.uid, version: row.version, fields: row.fields ? JSON.parse(row.fields) : null });
-      }
-    }
-    return out;
+  async claimPending(indexId: number, job: string, limit: number): Promise<StoredDocument[]> {
+    const take = () => {
+      const own = this.q.own.all(indexId, job);
+      return own.concat(own.length < limit ? this.q.unclaimed.all(indexId, job, limit - own.length) : []);
+    };
+    // Read first: a job whose documents were taken finds nothing without taking the write lock.
+    if (take().length === 0) return [];
+    const rows = immediate(this.db, () => {
+      const found = take();
+      for (const r of found) this.q.claim.run(job, indexId, r.uid, r.version);
+      return found;
+    });
+    return rows.sort((a, b) => a.version - b.version)
+      .map((r) => ({ uid: r.uid, version: r.version, fields: r.fields ? (JSON.parse(r.fields) as DocumentFields) : null }));
   }
 
   async currentRefs(indexId: number, refs: DocumentRef[]): Promise<DocumentRef[]> {
