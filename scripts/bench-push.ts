@@ -4,7 +4,7 @@
  *
  *   --concurrency 32   --duration 10   --warmup 2        step 3 (closed loop of single PUTs)
  *   --batch-size 500   --batch-parallel 3                step 4 (all of SciFact via batch upsert)
- *   --rate 200         --paced-seconds 15                step 5 (paced PUTs, 204 -> searchable)
+ *   --rate 200,1000    --paced-seconds 15                step 5 (paced PUTs, 204 -> searchable, at each rate)
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -36,11 +36,17 @@ function settingsFromArgs(): Settings {
     concurrency: num('concurrency', 32, 1),
     durationS: num('duration', 10, 1),
     warmupS: num('warmup', 2, 0),
-    rate: num('rate', 200, 1),
+    rates: rates(values.rate ?? '200,1000'),
     pacedSeconds: num('paced-seconds', 15, 1),
     batchSize: num('batch-size', 500, 1),
     batchParallel: num('batch-parallel', 3, 1),
   };
+}
+
+function rates(list: string): number[] {
+  const out = list.split(',').map(Number);
+  if (out.some((r) => !Number.isFinite(r) || r < 1)) throw new Error('--rate must be one or more numbers >= 1, comma-separated');
+  return out;
 }
 
 /** The worker is ready once a document pushed to a scratch index comes out indexed. */
@@ -77,8 +83,11 @@ async function main() {
     const accept = await acceptedUpserts(ctx);
     say(`step 4: ${corpus.length} documents in batches of ${settings.batchSize}, ${settings.batchParallel} in parallel`);
     const batch = await batchIndexing(ctx);
-    say(`step 5: ${settings.rate} docs/s for ${settings.pacedSeconds} s`);
-    const paced = await pacedLatency(ctx);
+    const paced = [];
+    for (const rate of settings.rates) {
+      say(`step 5: ${rate} docs/s for ${settings.pacedSeconds} s`);
+      paced.push(await pacedLatency(ctx, rate));
+    }
 
     const results = { accept, batch, paced };
     console.log(`\n${resultsTable(results, idleCpu)}\n`);

@@ -172,7 +172,7 @@ async function main() {
       timestamp: new Date().toISOString(), machine, loadAvgAtEnd: os.loadavg().map((v) => Number(v.toFixed(2))),
       settings: {
         ...o.scale, apis: o.apis, phases: o.phases, memoryExtraDocs: o.extraDocs, corpus: 'SciFact corpus.jsonl (title + abstract as one <p>)', embedder: 'glove (default)',
-        workerCommand: `workers/main.ts --queues section,embed,index --concurrency ${o.scale.workerConcurrency}`,
+        workerCommand: `workers/main.ts --queues index,embed --concurrency ${o.scale.workerConcurrency}`,
         search: { content: 'POST /v1/content/search {boosting: "title content", limit: 10}', ui: 'GET /v1/ui/search (result_count 10, hybrid)', split: 'users split evenly over the APIs, each keeping to one' },
         postgres: 'machine server, a database of its own for the run, one schema per deployment; default pool size', redis: 'machine server, a prefix per deployment',
         memory: 'VmRSS and process.memoryUsage() after two full GCs (SIGUSR2 to a preloaded probe), after the warm-up',

@@ -149,14 +149,14 @@ export class Deployment {
     return api;
   }
 
-  /** Starts `n` worker processes (each `--queues section,embed,index --concurrency c`), resolved once all report started. */
+  /** Starts `n` worker processes (each `--queues index,embed --concurrency c`), resolved once all report started. */
   async startWorkers(n: number, concurrency: number): Promise<QuarryChild[]> {
     const started: QuarryChild[] = [];
     for (let i = 0; i < n; i++) {
       const k = this.workers.length + 1;
       const child = spawnQuarry({
         name: `${this.label} worker${k}`, script: 'workers/main.ts', cwd: this.root, readyText: 'workers started',
-        args: ['--queues', 'section,embed,index', '--concurrency', String(concurrency)],
+        args: ['--queues', 'index,embed', '--concurrency', String(concurrency)],
         // Info level for the ready line; a worker logs little at info (start, reconciler actions).
         env: { ...this.env, QUARRY_DATA_DIR: this.dataDir(), QUARRY_LOG_LEVEL: 'info' },
       });

@@ -11,7 +11,8 @@ export interface Settings {
   concurrency: number;
   durationS: number;
   warmupS: number;
-  rate: number;
+  /** Step 5 runs once per rate, each into an index of its own. */
+  rates: number[];
   pacedSeconds: number;
   batchSize: number;
   batchParallel: number;
@@ -137,15 +138,15 @@ function reusedSections(probe: DbProbe, index: string): { sections: number; shar
 }
 
 /** Step 5: single PUTs at a fixed rate; 204 arrival vs the `updated_at` of the indexing commit. */
-export async function pacedLatency(ctx: Ctx) {
-  const index = 'bench-paced';
+export async function pacedLatency(ctx: Ctx, rate: number) {
+  const index = `bench-paced-${rate}`;
   await createPushIndex(ctx.api, index);
   const { corpus, settings, stack } = ctx;
   const run = randomBytes(4).toString('hex');
   const token = (i: number) => `qbtok${run}n${i}`;
   const meter = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid, redis: stack.redisPid });
   const paced = await pacedLoop({
-    target: ctx.api, rate: settings.rate, durationMs: settings.pacedSeconds * 1000, okStatus: [204],
+    target: ctx.api, rate, durationMs: settings.pacedSeconds * 1000, okStatus: [204],
     request: (i) => {
       const doc = corpus[i % corpus.length];
       return { method: 'PUT', path: `/v2/indexes/${index}/documents/p-${i}`, body: putBody(doc, `${doc.title} ${token(i)}`) };
@@ -154,10 +155,10 @@ export async function pacedLatency(ctx: Ctx) {
   const drained = await waitDrained(ctx.api, ctx.probe, index, { expectDocuments: paced.ok, assertAlive: stack.assertAlive });
   const cpu = meter();
 
-  const delays = searchableDelays(ctx.probe, index, paced.ackAt, settings.rate, settings.pacedSeconds);
+  const delays = searchableDelays(ctx.probe, index, paced.ackAt, rate, settings.pacedSeconds);
   const sample = await searchableSample(ctx.api, index, delays.uids, (uid) => token(Number(uid.slice(2))));
   return {
-    targetRate: settings.rate,
+    targetRate: rate,
     seconds: settings.pacedSeconds,
     sent: paced.sent,
     accepted: paced.ok,
@@ -168,6 +169,7 @@ export async function pacedLatency(ctx: Ctx) {
     indexedMatched: delays.all.length,
     status: drained.status as IndexStatus,
     toSearchableMs: { ...roundDist(distribution(delays.all)), min: round(Math.min(...delays.all), 2) },
+    lastThirdP95Ms: round(distribution(delays.perSecond.slice(Math.floor((delays.perSecond.length * 2) / 3)).flat()).p95, 0),
     toSearchableBySecond: delays.perSecond.map((v, second) => {
       const x = distribution(v);
       return { second, docs: x.count, p50: round(x.p50, 0), p95: round(x.p95, 0), max: round(x.max, 0) };

@@ -104,7 +104,7 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
       spawn: () => spawnNode(root, 'api/main.ts', [], { ...env, QUARRY_DATA_DIR: ownDir() }),
       ready: (child) => readyOnHttp(child, `${baseUrl}/healthz`),
     });
-    const worker = (queue: 'section' | 'embed' | 'index') => new Supervised(`worker-${queue}`, {
+    const worker = (queue: 'index' | 'embed') => new Supervised(`worker-${queue}`, {
       kind: queue,
       spawn: () => spawnNode(root, 'workers/main.ts', ['--queues', queue], { ...env, QUARRY_DATA_DIR: ownDir(), QUARRY_LOG_LEVEL: 'info' }),
       ready: (child, lines) => readyOnLine(child, lines, 'workers started'),
@@ -114,7 +114,7 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
       spawn: () => spawnNode(root, 'workers/generator-main.ts', [], { ...env, QUARRY_DATA_DIR: ownDir(), QUARRY_LOG_LEVEL: 'info' }),
       ready: (child, lines) => readyOnLine(child, lines, 'generation worker started'),
     });
-    const processes = [redis, api, worker('section'), worker('embed'), worker('index'), generator];
+    const processes = [redis, api, worker('index'), worker('embed'), generator];
     undo.push(async () => {
       await Promise.all(processes.slice(1).map((p) => p.stop()));
       await redis.stop(5000);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Every scenario the runner knows, in the order a full run plays them. */
 export const SCENARIOS = [
-  'kill-api', 'kill-section', 'kill-embed', 'kill-index', 'kill-generator', 'kill-redis',
+  'kill-api', 'kill-index', 'kill-embed', 'kill-generator', 'kill-redis',
   'redis-stall', 'redis-empty', 'disk-full', 'model-slow', 'model-failing', 'model-garbage',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];

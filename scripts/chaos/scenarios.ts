@@ -48,7 +48,7 @@ export interface Scenario {
  * summaries and chats need Redis and the generator. A dead API takes everything.
  */
 const KILL_AFFECTS: Record<ProcessKind, RequestKind[]> = {
-  api: ALL, section: [], embed: [], index: [], generator: GENERATION, redis: GENERATION,
+  api: ALL, index: [], embed: [], generator: GENERATION, redis: GENERATION,
 };
 
 /** Random moments within the load (by default 10 % to 75 % of it), sorted. */
@@ -108,9 +108,8 @@ function modelScenario(mode: ModelMode, about: string): Scenario {
 
 export const SCENARIO_TABLE: Record<ScenarioName, Scenario> = {
   'kill-api': killScenario('api', 'SIGKILL the API at random moments; restarted a second later'),
-  'kill-section': killScenario('section', 'SIGKILL the section worker (--queues section)'),
-  'kill-embed': killScenario('embed', 'SIGKILL the embed worker (--queues embed)'),
-  'kill-index': killScenario('index', 'SIGKILL the index worker (--queues index)'),
+  'kill-index': killScenario('index', 'SIGKILL the index worker (--queues index: claims, sections)'),
+  'kill-embed': killScenario('embed', 'SIGKILL the embed worker (--queues embed: embeds, publishes)'),
   'kill-generator': killScenario('generator', 'SIGKILL the generation worker'),
   'kill-redis': killScenario('redis', 'SIGKILL the embedded redis-server; restarted on its append-only file'),
   'redis-stall': {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The kinds of process a Quarry installation runs; each can be killed on its own. */
-export type ProcessKind = 'api' | 'section' | 'embed' | 'index' | 'generator' | 'redis';
+export type ProcessKind = 'api' | 'index' | 'embed' | 'generator' | 'redis';
 
 export interface SupervisedSpec {
   kind: ProcessKind;

@@ -7,7 +7,7 @@ describe('configuration from the environment', () => {
     expect(c.http.port).toBe(8080);
     expect(c.redis.prefix).toBe('quarry');
     expect(c.http.maxBodyBytes).toBe(20 * 1024 * 1024);
-    expect(c.pipeline.queues).toEqual(['section', 'embed', 'index', 'crawl']);
+    expect(c.pipeline.queues).toEqual(['index', 'embed', 'crawl']);
     expect(c.embeddings).toEqual({ provider: 'glove' });
     expect(Object.isFrozen(c)).toBe(true);
   });
