@@ -75,7 +75,9 @@ export interface NodeChild {
 }
 
 function spawnNode(name: string, script: string, cwd: string, env: NodeJS.ProcessEnv): NodeChild {
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_NODE_ARGS: extra node flags for the service's processes, e.g. '--cpu-prof --cpu-prof-dir=prof' (not allowed in NODE_OPTIONS).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...extra, '--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const child: NodeChild = {
     name, proc, pid: proc.pid!, lines: [], unexpectedExit: null,
     stop: async () => {

@@ -100,5 +100,23 @@ describe('DisMax over BM25', () => {
       // Common-plus-rare queries are what pruning is for: it must have cut most multi-term ones.
       expect(pruned).toBeGreaterThan(100);
     });
+
+    it('looks the common terms up for the candidates only: the work does not grow with their posting lists', () => {
+      const spent = (n: number) => {
+        const big = new InvertedIndex();
+        for (let u = 0; u < n; u++) big.add({ body: u % 100 === 0 ? ['common', 'rare'] : ['common', `x${u % 50}`] });
+        let steps = 0;
+        const { units, scores } = scoreDisMaxDense(big, ['common', 'rare'], { fields: [{ field: 'body', boost: 1 }], topK: 10, budget: { spend: (k) => (steps += k) } });
+        const top = topUnits(units, scores, 10);
+        // Every unit with the rare term outranks the rest, and they are found.
+        expect(top.every((u) => u % 100 === 0)).toBe(true);
+        return steps;
+      };
+      const small = spent(20_000);
+      const large = spent(200_000);
+      // The rare term's list grows 10x (its postings are walked); the common one's (20,000 -> 200,000) is only probed.
+      expect(large).toBeLessThan(small * 12);
+      expect(large).toBeLessThan(20_000);
+    });
   });
 });

@@ -3,6 +3,7 @@ import type { DocumentFields } from '../../storage/ports/document-store.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
+import { PageFrequencies } from '../rank/page-frequencies.js';
 
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
@@ -20,6 +21,8 @@ export interface Unit {
  */
 export class IndexState {
   readonly inverted = new InvertedIndex();
+  /** Page-level document frequencies (the search interface's page scores). */
+  readonly pages = new PageFrequencies();
   readonly units: Unit[] = [];
   readonly docUnits = new Map<string, number[]>();
   readonly docFields = new Map<string, DocumentFields>();
@@ -45,8 +48,10 @@ export class IndexState {
   /** Replaces a document's units; `sections` empty and `fields` null removes it. */
   setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null, hasMetadata = false): void {
     this.filterCache.clear();
-    for (const u of this.docUnits.get(uid) ?? []) {
-      this.inverted.remove(u, this.units[u].terms);
+    const previous = this.docUnits.get(uid);
+    if (previous) {
+      for (const u of previous) this.inverted.remove(u, this.units[u].terms);
+      this.pages.remove(previous.map((u) => this.units[u].terms));
     }
     this.docUnits.delete(uid);
     this.docFields.delete(uid);
@@ -69,6 +74,7 @@ export class IndexState {
       ids.push(unit);
     }
     this.docUnits.set(uid, ids);
+    this.pages.add(ids.map((u) => this.units[u].terms));
     this.docFields.set(uid, fields);
     if (hasMetadata) this.docsWithMetadata.add(uid);
   }

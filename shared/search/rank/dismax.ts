@@ -19,11 +19,12 @@ export interface DisMaxOptions {
   /** Units a filter allows; undefined allows all. */
   allow?: (unit: number) => boolean;
   /**
-   * Only the best `topK` units are wanted. Terms are then scored highest-bound first, and once the
-   * terms left cannot lift a unit that matched none of the earlier ones above the current k-th best
-   * score, they only add to units already matched (MaxScore-style pruning, Turtle & Flood 1995).
-   * The top k and their scores are exact; `units` then lacks matches that could not make it, so it
-   * is no hit count.
+   * Only the best `topK` units are wanted. Terms are then scored rarest first, and once the terms
+   * left cannot lift a unit above the current k-th best score, they are only looked up (galloping
+   * search in their posting lists) for the units that can still reach it (MaxScore-style pruning,
+   * Turtle & Flood 1995): the cost follows the rare terms' postings and the candidates, not the
+   * common terms' lists. The top k and their scores are exact; other units' scores may be partial and
+   * `units` lacks matches that could not make it, so it is no hit count.
    */
   topK?: number;
   /**
@@ -62,40 +63,44 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   const { k1, b } = o.bm25 ?? LUCENE_BM25;
   const tie = o.tie ?? 0;
   const sc = scratchFor(index.unitCount);
-  const { scores, best, rest, seen, matched, touched, units } = sc;
+  const { scores, best, rest, seen, matched, units, touched } = sc;
   let matchedCount = 0;
-  const order = o.topK ? byBound(index, terms, o.fields, tie, k1, b) : null;
-  let pruning = false;
+  const order = o.topK ? scoringOrder(index, terms, o.fields, tie, k1, b) : null;
+  // Once pruning, only these units (ascending) can still reach the top k: the rest of the terms are
+  // looked up for them in the posting lists instead of walking the lists.
+  let candidates: Int32Array | null = null;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
-    if (o.budget) o.budget.spend(o.fields.reduce((n, { field }) => n + (index.postings(field, term)?.length ?? 0), 0));
-    let touchedCount = 0;
+    sc.touchedCount = 0;
+    if (o.budget) o.budget.spend(candidates ? candidates.length * o.fields.length : o.fields.reduce((n, { field }) => n + (index.postings(field, term)?.length ?? 0), 0));
     for (const { field, boost } of o.fields) {
       const list = index.postings(field, term);
       const lengths = index.fieldLengths(field);
       if (!list || !lengths || list.df === 0 || boost === 0) continue;
       const { docCount, sumLength } = index.fieldStats(field);
-      const idf = bm25Idf(docCount, list.df);
+      const weight = boost * bm25Idf(docCount, list.df);
       const avgdl = sumLength / docCount;
-      const weight = boost * idf;
       const { units: postings, freqs, length } = list;
+      if (candidates) {
+        // Each candidate found by galloping forward from the last one: candidates x log(list), not the list.
+        let at = 0;
+        for (let c = 0; c < candidates.length && at < length; c++) {
+          const u = candidates[c];
+          at = seek(postings, length, at, u);
+          if (at >= length || postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+          const f = freqs[at];
+          accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+        }
+        continue;
+      }
       for (let i = 0; i < length; i++) {
         const u = postings[i];
-        if ((pruning && !matched[u]) || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+        if (!index.isAlive(u) || (o.allow && !o.allow(u))) continue;
         const f = freqs[i];
-        const s = (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl));
-        if (!seen[u]) {
-          seen[u] = 1;
-          best[u] = s;
-          rest[u] = 0;
-          touched[touchedCount++] = u;
-        } else if (s > best[u]) {
-          rest[u] += best[u];
-          best[u] = s;
-        } else rest[u] += s;
+        accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
       }
     }
-    for (let t = 0; t < touchedCount; t++) {
+    for (let t = 0; t < sc.touchedCount; t++) {
       const u = touched[t];
       seen[u] = 0;
       scores[u] += best[u] + tie * rest[u];
@@ -105,38 +110,86 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
       }
     }
     sc.matchedCount = matchedCount; // kept current: a budget that throws leaves the next query what to reset
-    // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final k-th best.
-    if (order && !pruning && j + 1 < terms.length && matchedCount >= o.topK!) {
-      const kth = topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1];
-      pruning = order.remaining[j + 1] < scores[kth];
+    // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final
+    // k-th best: a unit whose score plus all the remaining terms can add stays below it cannot make the top k.
+    if (order && j + 1 < terms.length && matchedCount >= o.topK!) {
+      const kth = scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]];
+      const remaining = order.remaining[j + 1];
+      if (remaining < kth) candidates = stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates);
     }
   }
   sc.matchedCount = matchedCount;
   return { units: units.subarray(0, matchedCount), scores };
 }
 
+/** A term's score `s` in one field for unit `u`: the best field so far is kept apart from the rest (DisMax's tie). */
+function accumulate(sc: Scratch, u: number, s: number): void {
+  if (!sc.seen[u]) {
+    sc.seen[u] = 1;
+    sc.best[u] = s;
+    sc.rest[u] = 0;
+    sc.touched[sc.touchedCount++] = u;
+  } else if (s > sc.best[u]) {
+    sc.rest[u] += sc.best[u];
+    sc.best[u] = s;
+  } else sc.rest[u] += s;
+}
+
+/** The units of `from` whose score reaches `floor`, ascending (`from` is sorted first when `unsorted`). */
+function stillPossible(from: Int32Array, scores: Float64Array, floor: number, unsorted: boolean): Int32Array {
+  const out: number[] = [];
+  for (let i = 0; i < from.length; i++) if (scores[from[i]] >= floor) out.push(from[i]);
+  const kept = Int32Array.from(out);
+  return unsorted ? kept.sort() : kept;
+}
+
+/** The first position >= `from` whose unit is >= `unit` in the ascending `postings` (galloping, then binary search). */
+function seek(postings: Int32Array, length: number, from: number, unit: number): number {
+  if (from >= length || postings[from] >= unit) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < length && postings[hi] < unit) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > length) hi = length;
+  // postings[lo] < unit; the answer is in (lo, hi].
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (postings[mid] < unit) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 /**
- * The query's terms, the highest possible contribution first, with `remaining[j]`: the most that
- * terms j.. can add to one unit. In a field, f / (f + k1 * (1 - b + b * len / avgdl)) grows with f
+ * The query's terms, the shortest posting lists first (the rarest terms, which also tend to weigh
+ * most), with `remaining[j]`: the most that terms j.. can add to one unit. Rare terms first give a
+ * top k early from few postings, so the long lists of common terms are only looked up for the units
+ * still in the running. In a field, f / (f + k1 * (1 - b + b * len / avgdl)) grows with f
  * and shrinks with len, so the list's highest f and shortest len bound every posting's score;
  * DisMax takes the best field plus `tie` times the others.
  */
-function byBound(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number): { terms: string[]; remaining: Float64Array } {
+function scoringOrder(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number): { terms: string[]; remaining: Float64Array } {
   const bounds = terms.map((term) => {
     let max = 0;
     let sum = 0;
+    let postings = 0;
     for (const { field, boost } of fields) {
       const list = index.postings(field, term);
       if (!list || list.df === 0 || boost <= 0) continue;
+      postings += list.length;
       const { docCount, sumLength } = index.fieldStats(field);
       const norm = k1 * (1 - b + (b * list.minLength) / (sumLength / docCount));
       const w = (boost * bm25Idf(docCount, list.df) * list.maxFreq) / (list.maxFreq + norm);
       sum += w;
       if (w > max) max = w;
     }
-    return { term, bound: max + tie * (sum - max) };
+    return { term, bound: max + tie * (sum - max), postings };
   });
-  bounds.sort((a, b) => b.bound - a.bound);
+  bounds.sort((a, b) => a.postings - b.postings || b.bound - a.bound);
   const remaining = new Float64Array(bounds.length + 1);
   for (let j = bounds.length - 1; j >= 0; j--) remaining[j] = remaining[j + 1] + bounds[j].bound;
   return { terms: bounds.map((b) => b.term), remaining };
@@ -162,6 +215,8 @@ interface Scratch {
   touched: Int32Array;
   units: Int32Array;
   matchedCount: number;
+  /** Units the current term has touched (the first `touchedCount` of `touched`). */
+  touchedCount: number;
 }
 let scratch: Scratch | null = null;
 
@@ -170,7 +225,7 @@ function scratchFor(n: number): Scratch {
     const size = Math.max(n, 1024);
     scratch = {
       scores: new Float64Array(size), best: new Float64Array(size), rest: new Float64Array(size), seen: new Uint8Array(size),
-      matched: new Uint8Array(size), touched: new Int32Array(size), units: new Int32Array(size), matchedCount: 0,
+      matched: new Uint8Array(size), touched: new Int32Array(size), units: new Int32Array(size), matchedCount: 0, touchedCount: 0,
     };
   } else {
     for (let i = 0; i < scratch.matchedCount; i++) {

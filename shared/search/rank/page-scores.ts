@@ -1,6 +1,7 @@
 import type { Bm25Params } from './dismax.js';
 import { LUCENE_BM25 } from './dismax.js';
-import type { InvertedIndex } from './inverted-index.js';
+import type { InvertedIndex, UnitTerms } from './inverted-index.js';
+import type { PageFrequencies } from './page-frequencies.js';
 
 /**
  * Weight of a page's own match beside its best section's score in the search interface. Sections
@@ -12,64 +13,100 @@ import type { InvertedIndex } from './inverted-index.js';
  */
 export const PAGE_WEIGHT = 0.5;
 
+/** A page to score: its units (sections), in the order they were added. */
+export interface WantedPage {
+  doc: string;
+  units: readonly number[];
+}
+
 /**
- * BM25 over whole pages: each document's sections summed (term frequencies and lengths), per query
- * term the best of `fields` (DisMax, tie 0), Lucene's idf over documents. A field in `perPage` (the
- * title, copied onto every section) counts once per page, from one of its sections. So a page of one
- * section scores as its section does, and pages of one section keep their order (SciFact). Only the
- * documents in `wanted` are scored, but document frequencies count every document. `docOf` names a
- * unit's document.
+ * BM25 over whole pages: each page's sections summed (term frequencies and lengths), per query
+ * term the best of `fields` (DisMax, tie 0), Lucene's idf over pages. A field in `perPage` (the
+ * title, copied onto every section) counts once per page, from the first of its sections that has
+ * the term. So a page of one section scores as its section does, and pages of one section keep their
+ * order (SciFact). Only the `wanted` pages are scored: term frequencies come from their own sections'
+ * terms (`termsOf`) and page frequencies from `frequencies`, so the cost follows the pages returned,
+ * never the length of a posting list.
  */
 export function pageScores(
   index: InvertedIndex,
+  frequencies: PageFrequencies,
   terms: string[],
   fields: string[],
   perPage: ReadonlySet<string>,
-  docOf: (unit: number) => string,
-  docUnits: ReadonlyMap<string, readonly number[]>,
-  wanted: ReadonlySet<string>,
+  wanted: Iterable<WantedPage>,
+  termsOf: (unit: number) => UnitTerms,
   bm25: Bm25Params = LUCENE_BM25,
 ): Map<string, number> {
   const { k1, b } = bm25;
-  const docCount = docUnits.size;
   const out = new Map<string, number>();
-  if (docCount === 0) return out;
-  const lengthCache = new Map<string, number>();
-  for (const term of terms) {
-    const best = new Map<string, number>();
-    for (const field of fields) {
-      const list = index.postings(field, term);
-      const lengths = index.fieldLengths(field);
-      if (!list || !lengths || list.df === 0) continue;
-      const once = perPage.has(field);
-      const tf = new Map<string, number>();
-      const unitOf = new Map<string, number>();
-      for (let i = 0; i < list.length; i++) {
-        const u = list.units[i];
-        if (!index.isAlive(u)) continue;
-        const d = docOf(u);
-        if (once && tf.has(d)) continue;
-        tf.set(d, (tf.get(d) ?? 0) + list.freqs[i]);
-        if (once) unitOf.set(d, u);
-      }
-      if (tf.size === 0) continue;
-      const idf = Math.log(1 + (docCount - tf.size + 0.5) / (tf.size + 0.5));
-      const stats = index.fieldStats(field);
-      const avgdl = once ? stats.sumLength / stats.docCount : stats.sumLength / docCount;
-      for (const [d, f] of tf) {
-        if (!wanted.has(d)) continue;
-        const key = `${field}\u0000${d}`;
-        let len = once ? lengths[unitOf.get(d)!] : lengthCache.get(key);
-        if (len === undefined) {
-          len = 0;
-          for (const u of docUnits.get(d) ?? []) if (index.isAlive(u)) len += lengths[u] ?? 0;
-          lengthCache.set(key, len);
+  const docCount = frequencies.pages;
+  if (docCount === 0 || terms.length === 0) return out;
+  const distinct = [...new Set(terms)];
+  // Per field: each distinct term's idf (0 when no page has it) and the average page length.
+  const plan = fields.map((field) => {
+    const once = perPage.has(field);
+    const stats = index.fieldStats(field);
+    const idf = distinct.map((t) => {
+      const df = frequencies.df(field, t);
+      return df === 0 ? 0 : Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+    });
+    return { field, once, idf, avgdl: once ? stats.sumLength / stats.docCount : stats.sumLength / docCount, lengths: index.fieldLengths(field) };
+  });
+  if (plan.every((p) => p.idf.every((w) => w === 0))) return out;
+  const slot = new Map(distinct.map((t, i) => [t, i]));
+  const tf = new Int32Array(distinct.length);
+  const len = new Float64Array(distinct.length);
+  const best = new Float64Array(distinct.length);
+  for (const { doc, units } of wanted) {
+    best.fill(0);
+    for (const p of plan) {
+      if (!p.lengths || p.idf.every((w) => w === 0)) continue;
+      tf.fill(0);
+      let pageLength = 0;
+      for (const u of units) {
+        const tokens = termsOf(u)[p.field];
+        if (!tokens) continue;
+        pageLength += p.lengths[u] ?? 0;
+        if (p.once) {
+          // The first section that has the term gives its frequency and length.
+          const local = new Int32Array(distinct.length);
+          for (const t of tokens) {
+            const i = slot.get(t);
+            if (i !== undefined) local[i]++;
+          }
+          for (let i = 0; i < distinct.length; i++) {
+            if (tf[i] === 0 && local[i] > 0) {
+              tf[i] = local[i];
+              len[i] = p.lengths[u];
+            }
+          }
+        } else {
+          for (const t of tokens) {
+            const i = slot.get(t);
+            if (i !== undefined) tf[i]++;
+          }
         }
-        const s = (idf * f) / (f + k1 * (1 - b + (b * len) / avgdl));
-        if (s > (best.get(d) ?? 0)) best.set(d, s);
+      }
+      for (let i = 0; i < distinct.length; i++) {
+        const f = tf[i];
+        if (f === 0 || p.idf[i] === 0) continue;
+        const dl = p.once ? len[i] : pageLength;
+        const s = (p.idf[i] * f) / (f + k1 * (1 - b + (b * dl) / p.avgdl));
+        if (s > best[i]) best[i] = s;
       }
     }
-    for (const [d, s] of best) out.set(d, (out.get(d) ?? 0) + s);
+    // A term the query repeats counts again, as in the section scores.
+    let score = 0;
+    let any = false;
+    for (const t of terms) {
+      const s = best[slot.get(t)!];
+      if (s > 0) {
+        score += s;
+        any = true;
+      }
+    }
+    if (any) out.set(doc, score);
   }
   return out;
 }

@@ -1,0 +1,50 @@
+import type { UnitTerms } from './inverted-index.js';
+
+/**
+ * Per field and term, how many pages (documents) hold the term in any of their sections: the
+ * document frequency of page-level BM25, kept as pages come and go so a query never counts it by
+ * walking posting lists. Memory grows with the vocabulary, not with the corpus.
+ */
+export class PageFrequencies {
+  private readonly fields = new Map<string, Map<string, number>>();
+  /** Pages held. */
+  pages = 0;
+
+  /** Counts a page given its sections' terms. */
+  add(sections: readonly UnitTerms[]): void {
+    this.pages++;
+    this.count(sections, 1);
+  }
+
+  /** Uncounts a page; `sections` must be what it was added with. */
+  remove(sections: readonly UnitTerms[]): void {
+    this.pages--;
+    this.count(sections, -1);
+  }
+
+  df(field: string, term: string): number {
+    return this.fields.get(field)?.get(term) ?? 0;
+  }
+
+  private count(sections: readonly UnitTerms[], delta: 1 | -1): void {
+    const distinct = new Map<string, Set<string>>();
+    for (const terms of sections) {
+      for (const field in terms) {
+        const tokens = terms[field];
+        if (tokens.length === 0) continue;
+        let set = distinct.get(field);
+        if (!set) distinct.set(field, (set = new Set()));
+        for (const t of tokens) set.add(t);
+      }
+    }
+    for (const [field, set] of distinct) {
+      let byTerm = this.fields.get(field);
+      if (!byTerm) this.fields.set(field, (byTerm = new Map()));
+      for (const t of set) {
+        const n = (byTerm.get(t) ?? 0) + delta;
+        if (n > 0) byTerm.set(t, n);
+        else byTerm.delete(t);
+      }
+    }
+  }
+}
