@@ -76,11 +76,17 @@ export interface AppDeps {
 /** Loads the search indexes into memory in the background, so the first visitors after a start are not slowed. */
 export function warmApp(app: Express, log: Logger): void {
   const engine = app.locals.engine as ContentEngine;
-  const t0 = Date.now();
-  engine
-    .warmAll((uid, ms) => log.debug({ index: uid, ms: Math.round(ms) }, 'index loaded for search'))
-    .then(() => log.info({ ms: Date.now() - t0 }, 'search indexes loaded'))
-    .catch((err) => log.error({ err }, 'loading search indexes failed; they load on first use instead'));
+  let lastError = 0;
+  engine.startFollowing(
+    (err) => {
+      // A store that is down fails every pass: once a minute in the log is enough.
+      if (Date.now() - lastError < 60_000) return;
+      lastError = Date.now();
+      log.error({ err }, 'keeping search indexes current failed; searches catch up on their own meanwhile');
+    },
+    undefined,
+    (ms) => log.info({ ms: Math.round(ms) }, 'search indexes loaded'),
+  );
 }
 
 /** Writes what the app still buffers (search events); call before closing storage. */
@@ -134,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   for (const q of [...PIPELINE_QUEUES.map((n) => queues[n]), generationQueue, crawlQueue] as Queue[]) q.on('error', onRedisError);
   subscriber.on('error', onRedisError);
   app.locals.close = async () => {
+    engine.stopFollowing();
     await generationQueue.close();
     await crawlQueue.close();
     subscriber.disconnect();

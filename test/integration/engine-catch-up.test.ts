@@ -60,4 +60,23 @@ describe('the content engine on the event loop', () => {
     expect(await waitFor(async () => state.seq === lastChange, 60_000)).toBe(true);
     expect(state.docUnits.size).toBe(DOCS);
   }, 180_000);
+
+  it('keeps indexes loaded and current in the background, so a search finds its index caught up', async () => {
+    // A search may wait 1 ms for changes: far too little to analyse 1,500 changed documents itself.
+    const engine = new ContentEngine(svc.storage, null, 1);
+    const firstPass = new Promise<void>((resolve) => engine.startFollowing((err) => { throw err; }, 50, () => resolve()));
+    try {
+      await firstPass;
+      await push('apricots');
+      const index = (await svc.storage.indexes.get('bulk'))!;
+      const lastChange = await svc.storage.sections.lastChange(index.id);
+      // No search has asked; the follower catches up on its own.
+      expect(await waitFor(async () => engine.appliedChange(index.id) === lastChange, 60_000)).toBe(true);
+      const state = (await engine.state('bulk'))!;
+      expect(state.seq).toBe(lastChange);
+      expect(state.termsOf('d7', 'content')).toContain('apricot');
+    } finally {
+      engine.stopFollowing();
+    }
+  }, 180_000);
 });

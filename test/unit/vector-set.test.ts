@@ -106,4 +106,44 @@ describe('VectorSet', () => {
     }
     for (const q of queries.slice(0, 5)) expect(set.top(q, 10).map((x) => x.unit)).toEqual(exactTop(vectors, q, 10));
   });
+
+  it('trains in the background in short steps, never inside a query, and keeps what changed meanwhile', async () => {
+    const n = ANN_MIN_VECTORS + 6000;
+    const vectors: (Float32Array | null)[] = clustered(n + 1000, 200, 5);
+    const set = new VectorSet({ trainOnQuery: false });
+    for (let u = 0; u < n; u++) set.set(u, vectors[u]!);
+    const q = vectors[123]!;
+    // Exact, up to float32 rounding among near-ties.
+    const exactly = (k: number) => {
+      const want = new Set(exactTop(vectors, q, k));
+      return set.top(q, k).filter((x) => want.has(x.unit)).length;
+    };
+    // Due, but a query does not train: it scans every vector (exact).
+    expect(set.trainingDue).toBe(true);
+    expect(exactly(20)).toBeGreaterThanOrEqual(19);
+    expect(set.trainingDue).toBe(true);
+
+    let pauses = 0;
+    const training = set.trainInSteps(async () => {
+      pauses++;
+      // Between steps: queries are answered and vectors come and go.
+      if (pauses === 3) {
+        expect(exactly(20)).toBeGreaterThanOrEqual(19);
+        for (let u = n; u < n + 1000; u++) set.set(u, vectors[u]!);
+        for (let u = 0; u < 1000; u += 2) {
+          set.delete(u);
+          vectors[u] = null;
+        }
+      }
+      await new Promise((r) => setImmediate(r));
+    });
+    await training;
+    // Many steps, not one block: every vector is given its list a few hundred at a time.
+    expect(pauses).toBeGreaterThan(n / 1000);
+    expect(set.trainingDue).toBe(false);
+    // The vectors added during the training are found, the deleted ones are not.
+    for (const u of [n + 10, n + 500, n + 999]) expect(set.top(vectors[u]!, 1)[0].unit).toBe(u);
+    const hits = new Set(set.top(vectors[1]!, 200).map((x) => x.unit));
+    for (let u = 0; u < 1000; u += 2) expect(hits.has(u)).toBe(false);
+  });
 });

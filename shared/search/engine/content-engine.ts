@@ -16,7 +16,10 @@ const FIELDS_BATCH = 500;
  * API for seconds (the chaos suite's /healthz probes waited 4-6 s after Redis came back).
  */
 const DOCS_PER_TURN = 100;
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Pause between two passes of the background follower (startFollowing). */
+const FOLLOW_EVERY_MS = 200;
 
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
 export const SEARCH_TIMEOUT_MS = 5000;
@@ -38,6 +41,7 @@ export class ContentEngine {
   private readonly followers = new Map<IndexState, SingleFlight>();
   readonly vectors: VectorIndex;
   private readonly memory: MemoryVectorIndex | null;
+  private following: NodeJS.Timeout | null = null;
 
   /**
    * `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector.
@@ -82,6 +86,11 @@ export class ContentEngine {
     }
   }
 
+  /** The change-feed entry the loaded copy of an index has applied up to; null when it is not loaded. */
+  appliedChange(indexId: number): number | null {
+    return this.states.get(indexId)?.seq ?? null;
+  }
+
   /** A fresh time budget for one search over the loaded indexes. */
   budget(): SearchBudget {
     return new SearchBudget(this.searchTimeoutMs);
@@ -104,16 +113,54 @@ export class ContentEngine {
   }
 
   /**
-   * Loads every index into memory and trains its in-memory vector index, one index per turn of the
-   * event loop, so the first searches after a start do not pay for it (100,000 documents take seconds).
+   * Loads every index into memory, catches each up with its change feed and trains its in-memory
+   * vector index when due, one index per turn of the event loop; forgets indexes deleted since. The
+   * background follower runs it over and over, so what visitors search was loaded and caught up
+   * before they came (100,000 documents take seconds), never inside their request.
    */
   async warmAll(onIndex?: (uid: string, ms: number) => void): Promise<void> {
-    for (const index of await this.storage.indexes.list()) {
-      await new Promise((r) => setImmediate(r));
+    const listed = await this.storage.indexes.list();
+    for (const index of listed) {
+      await nextTurn();
       const t0 = performance.now();
-      if (await this.state(index.uid)) this.memory?.prepare(index.uid);
+      if (await this.state(index.uid)) await this.memory?.train(index.uid, nextTurn);
       onIndex?.(index.uid, performance.now() - t0);
     }
+    const ids = new Set(listed.map((i) => i.id));
+    for (const [id, state] of this.states) {
+      if (ids.has(id)) continue;
+      this.states.delete(id);
+      this.followers.delete(state);
+      await this.memory?.dropIndex(state.index.uid);
+    }
+  }
+
+  /**
+   * Keeps every index loaded and current in the background (warmAll every `everyMs` after the last
+   * pass ended): a search then finds its index caught up and its vector lists trained, and only waits
+   * for what changed in the last moments. Idle cost: a list of the indexes and one indexed read of
+   * each index's change feed per pass.
+   */
+  startFollowing(onError: (err: unknown) => void, everyMs = FOLLOW_EVERY_MS, onFirstPass?: (ms: number) => void): void {
+    if (this.following) return;
+    const t0 = performance.now();
+    let first = true;
+    const pass = async () => {
+      try {
+        await this.warmAll();
+        if (first) onFirstPass?.(performance.now() - t0);
+        first = false;
+      } catch (err) {
+        onError(err);
+      }
+      if (this.following) this.following = setTimeout(pass, everyMs);
+    };
+    this.following = setTimeout(pass, 0);
+  }
+
+  stopFollowing(): void {
+    if (this.following) clearTimeout(this.following);
+    this.following = null;
   }
 
   private load(indexId: number): Promise<IndexState | null> {

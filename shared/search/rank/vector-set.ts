@@ -9,6 +9,8 @@ const SAMPLE_PER_LIST = 40;
 const PROBE_SHARE = 0.15;
 /** At least this many vectors (on average) are scanned per query. */
 const MIN_PROBED = 3000;
+/** Vectors given their nearest centroid between two steps of a training (~128 centroids each: a few ms). */
+const ASSIGN_STEP = 500;
 
 /**
  * Unit vectors of an index, packed in one Float32Array (unit-major), unit-normalised on insert so
@@ -20,9 +22,12 @@ const MIN_PROBED = 3000;
  * Once trained, the lists hold the vectors, each list's contiguously (as IndexIVFFlat stores its codes
  * per list); a retraining gathers them back for its time.
  * An exact scan of 100,000 x 100 dimensions costs ~15 ms in JavaScript on a small machine, too much
- * for a search box that also runs the keyword leg. Training happens on the first query that needs it
- * (about 2 s for 100,000 vectors) and again when the set has doubled since; vectors added between
- * trainings go to their nearest list, deleted ones are skipped until the next training drops them.
+ * for a search box that also runs the keyword leg. Training (about 2 s for 100,000 vectors) is due
+ * from ANN_MIN_VECTORS on and again when the set has doubled since; vectors added between trainings go
+ * to their nearest list, deleted ones are skipped until the next training drops them. A server trains
+ * in the background (`trainInSteps`, a few milliseconds at a time) and searches the current lists, or
+ * every vector exactly, until the new lists are ready; with `trainOnQuery` the query that finds
+ * training due does it.
  */
 export class VectorSet {
   dims = 0;
@@ -31,6 +36,10 @@ export class VectorSet {
   private data = new Float32Array(0);
   private present = new Uint8Array(0);
   private ivf: Ivf | null = null;
+  /** While a training runs in steps: the units set (their vector) or deleted (null) since it began. */
+  private changedDuringTraining: Map<number, Float32Array | null> | null = null;
+
+  constructor(private readonly options: { trainOnQuery?: boolean } = {}) {}
 
   set(unit: number, vector: Float32Array): void {
     if (this.dims === 0) this.dims = vector.length;
@@ -40,6 +49,7 @@ export class VectorSet {
     const v = normalised(vector);
     if (!this.present[unit]) this.count++;
     this.present[unit] = 1;
+    this.changedDuringTraining?.set(unit, v);
     if (this.ivf) this.ivf.assign(unit, v, 0);
     else this.data.set(v, unit * this.dims);
   }
@@ -48,20 +58,39 @@ export class VectorSet {
     if (unit < this.present.length && this.present[unit]) {
       this.present[unit] = 0;
       this.count--;
+      this.changedDuringTraining?.set(unit, null);
       this.ivf?.unassign(unit);
     }
   }
 
-  /** Trains the inverted-file index now if the next query would: lets a server do it before taking traffic. */
+  /** Whether the inverted-file index should be (re)trained: none yet from ANN_MIN_VECTORS on, or the set doubled since. */
+  get trainingDue(): boolean {
+    return this.changedDuringTraining === null && this.count >= ANN_MIN_VECTORS && (!this.ivf || this.count > 2 * this.ivf.trainedOn);
+  }
+
+  /** Trains the inverted-file index now if it is due, in one go. */
   prepare(): void {
-    if (this.count >= ANN_MIN_VECTORS && (!this.ivf || this.count > 2 * this.ivf.trainedOn)) this.ivf = this.train();
+    if (!this.trainingDue) return;
+    const steps = this.train();
+    while (!steps.next().done);
+  }
+
+  /**
+   * Trains the inverted-file index if it is due, handing the event loop over (`pause`) between steps
+   * of a few milliseconds; searches meanwhile use what there is. Changes made during the training are
+   * applied to the new lists before they replace the old ones.
+   */
+  async trainInSteps(pause: () => Promise<void>): Promise<void> {
+    if (!this.trainingDue) return;
+    const steps = this.train();
+    while (!steps.next().done) await pause();
   }
 
   /** The k units most similar to `query`, best first, with their cosine similarity. */
   top(query: Float32Array, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
     if (this.count === 0 || query.length !== this.dims || k <= 0) return [];
     const q = normalised(query);
-    this.prepare();
+    if (this.options.trainOnQuery ?? true) this.prepare();
     const heap = new TopK(k);
     if (this.ivf) {
       // Shrunk below the ANN size since training: every list, which is an exact scan.
@@ -116,18 +145,35 @@ export class VectorSet {
     }
   }
 
-  /** A new inverted-file index over the live vectors; the unit-major copy is dropped (the lists hold them). */
-  private train(): Ivf {
-    const { matrix, units, rows } = this.liveVectors();
-    const lists = Math.min(MAX_LISTS, Math.max(16, Math.round(Math.sqrt(units.length))));
-    // An evenly spaced sample: deterministic, and spread over the whole index.
-    const sampleSize = Math.min(units.length, lists * SAMPLE_PER_LIST);
-    const sample = Array.from({ length: sampleSize }, (_, i) => rows[Math.floor((i * units.length) / sampleSize)]);
-    const ivf = new Ivf(this.dims, kmeans(matrix, this.dims, sample, lists), units.length);
-    units.forEach((u, i) => ivf.assign(u, matrix, rows[i] * this.dims));
-    for (const list of ivf.lists) list.trim();
-    this.data = new Float32Array(0);
-    return ivf;
+  /**
+   * A new inverted-file index over the live vectors, in steps (a generator yields between them); the
+   * unit-major copy is dropped once the lists hold the vectors.
+   */
+  private *train(): Generator<void, void, void> {
+    this.changedDuringTraining = new Map();
+    try {
+      const { matrix, units, rows } = this.liveVectors();
+      const lists = Math.min(MAX_LISTS, Math.max(16, Math.round(Math.sqrt(units.length))));
+      // An evenly spaced sample: deterministic, and spread over the whole index.
+      const sampleSize = Math.min(units.length, lists * SAMPLE_PER_LIST);
+      const sample = Array.from({ length: sampleSize }, (_, i) => rows[Math.floor((i * units.length) / sampleSize)]);
+      const centroids = yield* kmeans(matrix, this.dims, sample, lists);
+      const ivf = new Ivf(this.dims, centroids, units.length);
+      for (let i = 0; i < units.length; i++) {
+        ivf.assign(units[i], matrix, rows[i] * this.dims);
+        if (i % ASSIGN_STEP === ASSIGN_STEP - 1) yield;
+      }
+      // Vectors set or deleted while the lists were built (the matrix may hold either version of them).
+      for (const [u, v] of this.changedDuringTraining) {
+        if (v) ivf.assign(u, v, 0);
+        else ivf.unassign(u);
+      }
+      for (const list of ivf.lists) list.trim();
+      this.ivf = ivf;
+      this.data = new Float32Array(0);
+    } finally {
+      this.changedDuringTraining = null;
+    }
   }
 
   /** The live units and where their vectors are: row rows[i] of `matrix` is unit units[i]'s. */
@@ -155,6 +201,7 @@ export class VectorSet {
     let n = Math.max(1024, this.present.length);
     while (n <= unit) n *= 2;
     if (!this.ivf) {
+      // A training in steps keeps reading the old block: vectors set since are applied from changedDuringTraining.
       const data = new Float32Array(n * this.dims);
       data.set(this.data);
       this.data = data;
@@ -301,7 +348,7 @@ function nearest(centroids: Float32Array, dims: number, data: Float32Array, offs
 }
 
 /** Spherical k-means over the sampled units: centroids are re-normalised means of their members. */
-function kmeans(data: Float32Array, dims: number, sample: number[], k: number): Float32Array {
+function* kmeans(data: Float32Array, dims: number, sample: number[], k: number): Generator<void, Float32Array, void> {
   const centroids = new Float32Array(k * dims);
   for (let c = 0; c < k; c++) {
     const seed = sample[Math.floor((c * sample.length) / k)] * dims;
@@ -312,10 +359,12 @@ function kmeans(data: Float32Array, dims: number, sample: number[], k: number): 
   for (let it = 0; it < TRAIN_ITERATIONS; it++) {
     sums.fill(0);
     sizes.fill(0);
-    for (const u of sample) {
+    for (let j = 0; j < sample.length; j++) {
+      const u = sample[j];
       const c = nearest(centroids, dims, data, u * dims);
       sizes[c]++;
       for (let i = 0; i < dims; i++) sums[c * dims + i] += data[u * dims + i];
+      if (j % ASSIGN_STEP === ASSIGN_STEP - 1) yield;
     }
     for (let c = 0; c < k; c++) {
       if (sizes[c] === 0) continue; // an empty cluster keeps its centroid

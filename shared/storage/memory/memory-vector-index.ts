@@ -7,7 +7,7 @@ type Fields = Record<string, FilterValue | FilterValue[]>;
 /**
  * The vector index of the embedded mode: each API process holds the vectors of its indexes, fed
  * from the section store's change feed. One VectorSet per index uid (exact below 4,000 vectors, IVF
- * from there); every point gets a slot (a VectorSet unit, freed slots reused) that remembers its
+ * from there, trained by `train` in the background and searched exactly until then); every point gets a slot (a VectorSet unit, freed slots reused) that remembers its
  * document, version, position and filterable fields.
  *
  * Filters run inside the scan (VectorSet.top's `allow`): postings per field value mark the matching
@@ -61,9 +61,17 @@ export class MemoryVectorIndex implements VectorIndex {
     this.indexes.clear();
   }
 
-  /** Trains the index's IVF now if its next search would: lets an API do it before taking traffic. */
+  /** Trains the index's IVF now if it is due, in one go. */
   prepare(index: string): void {
     this.indexes.get(index)?.set.prepare();
+  }
+
+  /**
+   * Trains the index's IVF if it is due, a few milliseconds at a time between `pause`s: searches never
+   * train (they scan what there is meanwhile), so the server trains in the background.
+   */
+  async train(index: string, pause: () => Promise<void>): Promise<void> {
+    await this.indexes.get(index)?.set.trainInSteps(pause);
   }
 
   /** Points held for the index. */
@@ -74,7 +82,7 @@ export class MemoryVectorIndex implements VectorIndex {
 
 /** One index's points. An index that becomes empty is dropped, so a later model's vectors (another size) start afresh. */
 class IndexVectors {
-  readonly set = new VectorSet();
+  readonly set = new VectorSet({ trainOnQuery: false });
   private uidOf: string[] = [];
   private versionOf: number[] = [];
   private ordOf: number[] = [];
