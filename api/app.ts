@@ -71,6 +71,8 @@ export interface AppDeps {
   log: Logger;
   /** Embeds search-interface queries; null serves the keyword ranking alone. */
   embedder?: Embedder | null;
+  /** How /metrics reads the process metrics collected in `registry`; by default that registry alone (one API process). */
+  metricsReader?: (registry: Registry) => () => Promise<string>;
 }
 
 /** Loads the search indexes into memory in the background, so the first visitors after a start are not slowed. */
@@ -162,7 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   // Anonymous callers learn whether the service is ready, not why; metrics need a token or an admin key.
   app.use('/readyz', optionalKey(auth));
   app.use('/metrics', optionalKey(auth), requireMetricsAccess(config.http.metricsToken));
-  app.use(operationsRouter({ storage, redis: deps.redis, queues, registry, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
+  const processMetrics = deps.metricsReader?.(registry) ?? (() => registry.metrics());
+  app.use(operationsRouter({ storage, redis: deps.redis, queues, processMetrics, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
   app.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });

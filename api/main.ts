@@ -1,35 +1,16 @@
-import { buildApp, closeApp, warmApp } from './app.js';
-import { createHttpServer } from './http-server.js';
-import { createEmbedder } from '../shared/llm/create-embedder.js';
+import cluster from 'node:cluster';
+import { runApiProcess } from './api-process.js';
+import { superviseApiProcesses } from './api-cluster.js';
 import { ConfigError, loadConfig } from '../shared/config/config.js';
-import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queues.js';
 import { createLogger } from '../shared/logging/create-logger.js';
-import { onShutdown, runMain } from '../shared/process/process-lifecycle.js';
-import { connectRedis, REQUEST_PATH_COMMAND_TIMEOUT_MS } from '../shared/redis/connect-redis.js';
-import { createStorage } from '../shared/storage/create-storage.js';
+import { runMain } from '../shared/process/process-lifecycle.js';
 
-/** The API process: `npm run start:api`. */
+/** The API: `npm run start:api`. QUARRY_API_PROCESSES above 1 starts that many processes sharing the port. */
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.log.level, 'api');
-  const storage = await createStorage(config.storage, { commitThread: true });
-  const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'), {
-    commandTimeoutMs: REQUEST_PATH_COMMAND_TIMEOUT_MS,
-  });
-  const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
-  const embedder = await createEmbedder(config.embeddings);
-  const app = await buildApp({ config, storage, redis, queues, log, embedder });
-  const server = createHttpServer(app, config).listen(config.http.port, config.http.host, () => {
-    log.info({ port: config.http.port }, `Quarry API listening on http://localhost:${config.http.port}`);
-    warmApp(app, log);
-  });
-  onShutdown(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await closeApp(app);
-    await closeQueues(queues);
-    redis.disconnect();
-    await storage.close();
-  }, log);
+  if (config.http.processes > 1 && cluster.isPrimary) return superviseApiProcesses(config.http.processes, log);
+  await runApiProcess(config, log);
 }
 
 runMain(main, (e) => e instanceof ConfigError);

@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
-import type { Registry } from 'prom-client';
 import { AppError } from '../../shared/errors/app-error.js';
 import { PIPELINE_QUEUES } from '../../shared/jobs/pipeline-jobs.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
@@ -13,7 +12,7 @@ import { isAdmin } from '../middleware/operations-access.js';
  * /healthz, /readyz and /metrics (Prometheus text: HTTP, queues, jobs from every worker). app.ts mounts
  * optionalKey in front of /readyz and /metrics, and requireMetricsAccess in front of /metrics.
  */
-export function operationsRouter(deps: { storage: Storage; redis: Redis; queues: PipelineQueues; registry: Registry; jobMetrics: JobMetrics }): Router {
+export function operationsRouter(deps: { storage: Storage; redis: Redis; queues: PipelineQueues; processMetrics: () => Promise<string>; jobMetrics: JobMetrics }): Router {
   const r = Router();
   r.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -35,7 +34,7 @@ export function operationsRouter(deps: { storage: Storage; redis: Redis; queues:
   });
 
   r.get('/metrics', async (_req, res) => {
-    const parts = [await deps.registry.metrics()];
+    const parts = [await deps.processMetrics()];
     try {
       parts.push(await queueMetrics(deps.queues), renderJobMetrics(await deps.jobMetrics.read()));
     } catch {

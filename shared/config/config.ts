@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -32,12 +33,19 @@ function trustProxy(v: string): boolean | number | string {
   return /^\d+$/.test(v) ? Number(v) : v;
 }
 
+/**
+ * API processes on one host: one per core, up to 4. Each holds every index in memory (docs/scale-out.md),
+ * so a big machine with big indexes sets the number it can afford rather than one per core.
+ */
+const DEFAULT_API_PROCESSES = Math.min(4, availableParallelism());
+
 const QUEUE_NAMES = ['index', 'embed', 'crawl'] as const;
 export type PipelineQueue = (typeof QUEUE_NAMES)[number];
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
+  QUARRY_API_PROCESSES: int(1, 256).default(DEFAULT_API_PROCESSES),
   QUARRY_DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z.string().url().optional(),
   QUARRY_REDIS_PREFIX: z
@@ -122,6 +130,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       webDir: e.QUARRY_WEB_DIR ? resolve(e.QUARRY_WEB_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist'),
       /** The built widget served at /widget.js (npm run build:widget). */
       widgetDir: e.QUARRY_WIDGET_DIR ? resolve(e.QUARRY_WIDGET_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../widget/dist'),
+      /** API processes sharing the port (node:cluster); 1 runs the API in the started process itself. */
+      processes: e.QUARRY_API_PROCESSES,
     },
     /** Indexes the deployment may hold; creating one more is a 409 (keys with write create indexes). */
     limits: { maxIndexes: e.QUARRY_MAX_INDEXES },

@@ -18,18 +18,32 @@ export function envWithFlags(argv: string[], flags: Record<string, string>): Rec
   return env;
 }
 
-/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or 9.5 s forces the exit. */
-export function onShutdown(stop: () => Promise<void>, log: { info: (o: object, m: string) => void }): void {
+/**
+ * Returns a trigger that runs `stop` once, then exits (0, or 1 when it failed or took over 9.5 s); later
+ * calls do nothing. For processes told to stop by something other than a signal (a cluster's primary).
+ */
+export function drainOnce(stop: () => Promise<void>, log: { info: (o: object, m: string) => void }): (reason: string) => void {
   let stopping = false;
-  const handler = (signal: string) => {
-    if (stopping) process.exit(1);
+  return (reason) => {
+    if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: draining');
+    log.info({ signal: reason }, 'shutting down: draining');
     setTimeout(() => process.exit(1), 9_500).unref();
     stop().then(
       () => process.exit(0),
       () => process.exit(1),
     );
+  };
+}
+
+/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or 9.5 s forces the exit. */
+export function onShutdown(stop: () => Promise<void>, log: { info: (o: object, m: string) => void }): void {
+  let signalled = false;
+  const drain = drainOnce(stop, log);
+  const handler = (signal: string) => {
+    if (signalled) process.exit(1);
+    signalled = true;
+    drain(signal);
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));

@@ -8,9 +8,13 @@ export function spawnWorker(env: Record<string, string>): Promise<ChildProcess> 
   return spawnProcess('workers/main.ts', 'workers started', env);
 }
 
-/** A real API process (`api/main.ts`), resolved once it listens (give it a PORT). */
+/**
+ * A real API (`api/main.ts`), resolved once it listens (give it a PORT). One process unless `env` asks
+ * for more (QUARRY_API_PROCESSES): test files run two at a time on two cores, and several API processes
+ * have a test of their own (api-processes.test.ts).
+ */
 export function spawnApi(env: Record<string, string>): Promise<ChildProcess> {
-  return spawnProcess('api/main.ts', 'Quarry API listening', env);
+  return spawnProcess('api/main.ts', 'Quarry API listening', { QUARRY_API_PROCESSES: '1', ...env });
 }
 
 /** A real generation worker process (`workers/generator-main.ts`), resolved once it runs. */

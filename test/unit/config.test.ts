@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../shared/config/config.js';
 
@@ -24,6 +25,14 @@ describe('configuration from the environment', () => {
     expect(message).toMatch(/QUARRY_WORKER_QUEUES/);
     expect(message).toMatch(/QUARRY_EMBEDDINGS_URL: is required when QUARRY_EMBEDDER=openai/);
     expect(message).toMatch(/QUARRY_MASTER_KEY: must be at least 16 characters/);
+  });
+
+  it('runs one API process per core up to 4 unless QUARRY_API_PROCESSES says; 0 or a fraction fails at start', () => {
+    expect(loadConfig({}).http.processes).toBe(Math.min(4, availableParallelism()));
+    expect(loadConfig({ QUARRY_API_PROCESSES: '6' }).http.processes).toBe(6);
+    for (const bad of ['0', '1.5', 'many']) {
+      expect(() => loadConfig({ QUARRY_API_PROCESSES: bad })).toThrow(/QUARRY_API_PROCESSES: must be a whole number from 1 to 256/);
+    }
   });
 
   it('treats empty variables as unset', () => {

@@ -1,0 +1,67 @@
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import { serveClusterMetrics } from '../shared/metrics/cluster-metrics.js';
+
+/** Sent by the primary to every API process: stop taking connections, finish what is in flight, exit. */
+export const SHUTDOWN_MESSAGE = 'quarry:shutdown';
+const REPLACE_AFTER_MS = 1000;
+/** Past each process's own 9.5 s drain limit, so they exit on their own first; `npm start` allows 10 s. */
+const DEADLINE_MS = 9_800;
+
+/**
+ * The primary of QUARRY_API_PROCESSES API processes sharing one port: node:cluster accepts each
+ * connection here and hands it to the next process in turn. It serves nothing itself. It replaces a
+ * process that dies, relays SIGTERM/SIGINT so that all of them drain, and sums their metrics.
+ */
+export function superviseApiProcesses(count: number, log: Logger): void {
+  // Round robin, not the OS's choice: that tends to put most keep-alive connections on one process.
+  cluster.schedulingPolicy = cluster.SCHED_RR;
+  serveClusterMetrics();
+  const live = new Set<Worker>();
+  let served = false;
+  let stopping = false;
+  let failed = false;
+
+  const fork = () => {
+    const w = cluster.fork();
+    live.add(w);
+    w.once('listening', () => (served = true));
+  };
+
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal: reason, processes: live.size }, 'shutting down: draining the API processes');
+    for (const w of live) if (w.isConnected()) w.send(SHUTDOWN_MESSAGE);
+    setTimeout(() => {
+      for (const w of live) w.process.kill('SIGKILL');
+      process.exit(1);
+    }, DEADLINE_MS).unref();
+    if (live.size === 0) process.exit(failed ? 1 : 0);
+  };
+
+  cluster.on('exit', (w, code, signal) => {
+    live.delete(w);
+    if (stopping) {
+      if (code !== 0) failed = true;
+      if (live.size === 0) process.exit(failed ? 1 : 0);
+      return;
+    }
+    if (!served && code === 1) {
+      // Failed before any has served: a start-up error (storage, port) that a replacement would only repeat.
+      log.error({ apiPid: w.process.pid, code }, 'an API process failed to start; stopping');
+      failed = true;
+      stop('start-up failure');
+      return;
+    }
+    log.warn({ apiPid: w.process.pid, code, signal }, `an API process exited; starting another in ${REPLACE_AFTER_MS / 1000} s`);
+    setTimeout(() => stopping || fork(), REPLACE_AFTER_MS);
+  });
+
+  // Further signals change nothing: Ctrl-C under `npm start` reaches this process twice (from the
+  // terminal and relayed by start.mjs), and the deadline bounds the drain anyway.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  log.info({ processes: count }, `starting ${count} API processes (QUARRY_API_PROCESSES)`);
+  for (let i = 0; i < count; i++) fork();
+}
