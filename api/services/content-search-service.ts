@@ -58,17 +58,15 @@ export class ContentSearchService {
     if (terms.length === 0) {
       for (const [uid, units] of state.docUnits) if (!restricted || allow(units[0])) best.set(uid, { unit: units[0], score: 0 });
     } else {
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget });
-      // Best units first: the first unit seen of a document is its best section. A few times `limit`
-      // units nearly always hold `limit` documents; when they don't, rank them all.
-      for (const k of [req.limit * 4, units.length]) {
-        best.clear();
-        for (const unit of topUnits(units, scores, k)) {
-          const uid = state.units[unit].uid;
-          if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
-          if (best.size >= req.limit) break;
-        }
-        if (best.size >= req.limit || k >= units.length) break;
+      const score = (topK?: number) => scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget, topK });
+      // A few times `limit` best units nearly always hold `limit` documents: only they are scored in
+      // full (pruned scoring). When they don't (documents of many matching sections), every match is.
+      const wanted = req.limit * 4;
+      let { units, scores } = score(wanted);
+      this.bestPerDocument(state, best, units, scores, wanted, req.limit);
+      if (best.size < req.limit && units.length >= wanted) {
+        ({ units, scores } = score());
+        this.bestPerDocument(state, best, units, scores, units.length, req.limit);
       }
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
@@ -80,6 +78,16 @@ export class ContentSearchService {
         score,
       })),
     };
+  }
+
+  /** Each document's best unit among the `k` best units (the first seen of a document is its best), up to `limit` documents. */
+  private bestPerDocument(state: IndexState, best: Map<string, { unit: number; score: number }>, units: Int32Array, scores: Float64Array, k: number, limit: number) {
+    best.clear();
+    for (const unit of topUnits(units, scores, k)) {
+      const uid = state.units[unit].uid;
+      if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
+      if (best.size >= limit) break;
+    }
   }
 
   private boostedFields(state: IndexState, boosting: string): FieldBoost[] {

@@ -96,6 +96,29 @@ describe('POST /v1/content/search', () => {
     expect(r.body.message).toMatch(message);
   });
 
+  it('finds `limit` documents when one document holds more of the best sections than a few times `limit`', async () => {
+    const manual = { fields: { title: { type: 'text' }, body: { type: 'html' } } };
+    expect((await svc.call('POST', '/v1/content/indexes', { uid: 'manual', language_code: 'en', schema: manual })).status).toBeLessThan(300);
+    // 40 sections on zebras, each a better match than any other document's one mention.
+    const long = Array.from({ length: 40 }, (_, i) => `<h2>Zebra ${i}</h2><p>Zebra zebra stripes, zebra herd ${i}.</p>`).join('');
+    const others = ['e', 'f', 'g', 'h'].map((uid) => ({ uid, fields: { title: `Savanna ${uid}`, body: `<p>Lions, giraffes and one zebra near camp ${uid}, with a long story about the dusty road there.</p>` } }));
+    for (const d of [{ uid: 'guide', fields: { title: 'Zebra guide', body: long } }, ...others]) {
+      expect((await svc.call('POST', '/v1/content/indexes/manual/documents', d)).status).toBe(204);
+    }
+    expect(await waitFor(async () => {
+      const p = (await svc.call('GET', '/v1/admin/indexes/manual')).body.progress;
+      return p.pending === 0 && p.indexed === 5;
+    })).toBe(true);
+    const r = await search({ index_uid: 'manual', query: 'zebra stripes', limit: 3 });
+    expect(r.status).toBe(200);
+    expect(uids(r)).toHaveLength(3);
+    expect(uids(r)[0]).toBe('guide');
+    // Every other document scores alike but for its uid: the order is by score, then uid.
+    const all = uids(await search({ index_uid: 'manual', query: 'zebra stripes', limit: 10 }));
+    expect(all).toEqual(['guide', 'e', 'f', 'g', 'h']);
+    expect(uids(r)).toEqual(all.slice(0, 3));
+  });
+
   it('404 for an unknown index', async () => {
     expect((await search({ index_uid: 'nope', query: 'x' })).status).toBe(404);
   });
