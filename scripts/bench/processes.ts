@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../../shared/config/config.js';
 // @ts-expect-error plain-JS launcher shared with `npm start`
 import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
 
@@ -117,11 +118,28 @@ export async function waitHealthy(baseUrl: string, child: NodeChild, timeoutMs =
   throw new Error(`${child.name} did not answer ${baseUrl}/healthz within ${timeoutMs} ms\n${child.lines.slice(-20).join('\n')}`);
 }
 
+/** Waits until `n` API processes serve (the cluster primary's quarry_api_processes), so no run measures a start. */
+async function waitApiProcesses(baseUrl: string, masterKey: string, n: number, api: NodeChild, timeoutMs = 90_000): Promise<void> {
+  if (n === 1) return;
+  const end = Date.now() + timeoutMs;
+  let serving = 0;
+  while (Date.now() < end) {
+    if (api.unexpectedExit) throw new Error(`${api.unexpectedExit}\n${api.lines.slice(-20).join('\n')}`);
+    const r = await fetch(`${baseUrl}/metrics`, { headers: { 'x-api-key': masterKey } });
+    serving = Number(/^quarry_api_processes (\d+)$/m.exec(await r.text())?.[1] ?? 0);
+    if (serving >= n) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${serving} of ${n} API processes serving after ${timeoutMs} ms`);
+}
+
 export interface Stack {
   baseUrl: string;
   masterKey: string;
   dataDir: string;
   api: NodeChild;
+  /** API processes sharing the port (QUARRY_API_PROCESSES); `api` is their primary when more than one. */
+  apiProcesses: number;
   worker: NodeChild;
   generator: NodeChild;
   redisPid: number;
@@ -142,8 +160,9 @@ export async function startStack(root: string, cleanup: Cleanup, extraEnv: Recor
   const dataDir = join(tmp, 'data');
   const masterKey = `qb_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  // Inherited QUARRY_* settings would make the figures depend on the caller's shell: defaults only.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_')));
+  // Inherited QUARRY_* settings would make the figures depend on the caller's shell: defaults only, but
+  // QUARRY_API_PROCESSES, which a run states (stack.apiProcesses), to compare one API process with several.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_') || k === 'QUARRY_API_PROCESSES'));
   Object.assign(env, {
     QUARRY_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     QUARRY_MASTER_KEY: masterKey, QUARRY_LOG_LEVEL: 'warn', QUARRY_REDIS_PREFIX: 'bench', ...extraEnv,
@@ -151,14 +170,16 @@ export async function startStack(root: string, cleanup: Cleanup, extraEnv: Recor
   const api = spawnNode('api', 'api/main.ts', root, env);
   cleanup.add('stop api', () => api.stop());
   const baseUrl = `http://127.0.0.1:${port}`;
+  const apiProcesses = loadConfig({ QUARRY_API_PROCESSES: env.QUARRY_API_PROCESSES }).http.processes;
   await waitHealthy(baseUrl, api);
+  await waitApiProcesses(baseUrl, masterKey, apiProcesses, api);
   // After the API has migrated the database, so the two processes don't race on the first open.
   const worker = spawnNode('worker', 'workers/main.ts', root, env);
   cleanup.add('stop worker', () => worker.stop());
   const generator = spawnNode('generator', 'workers/generator-main.ts', root, env);
   cleanup.add('stop generator', () => generator.stop());
   return {
-    baseUrl, masterKey, dataDir, api, worker, generator, redisPid: redis.pid!,
+    baseUrl, masterKey, dataDir, api, apiProcesses, worker, generator, redisPid: redis.pid!,
     assertAlive() {
       for (const c of [api, worker, generator]) {
         if (c.unexpectedExit) throw new Error(`${c.unexpectedExit}; last output:\n${c.lines.slice(-20).join('\n')}`);
@@ -177,15 +198,50 @@ export async function startBare(root: string, cleanup: Cleanup): Promise<{ baseU
   return { baseUrl, child };
 }
 
-/** CPU time (user+system, all threads) of a process so far, in ms, from /proc; NaN where unavailable. */
-export function cpuTimeMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // CLK_TCK is 100 on Linux
-  } catch {
-    return Number.NaN;
+/** Parent pid and CPU time (user+system, all threads, in ms) of every live process, from /proc. */
+function processTable(): Map<number, { ppid: number; cpuMs: number }> {
+  const table = new Map<number, { ppid: number; cpuMs: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(d), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 }); // CLK_TCK is 100 on Linux
+    } catch {
+      // exited meanwhile
+    }
   }
+  return table;
+}
+
+/** A process and its live descendants (an API's cluster processes), from /proc. */
+export function processTree(pid: number, table = processTable()): number[] {
+  const tree = table.has(pid) ? [pid] : [];
+  for (let i = 0; i < tree.length; i++) for (const [p, { ppid }] of table) if (ppid === tree[i]) tree.push(p);
+  return tree;
+}
+
+/**
+ * CPU time (user+system, all threads) of a process and its live descendants so far, in ms, from /proc;
+ * NaN where unavailable. A descendant that exits in between takes its share with it.
+ */
+export function cpuTimeMs(pid: number, { descendants = true } = {}): number {
+  const table = processTable();
+  const tree = descendants ? processTree(pid, table) : table.has(pid) ? [pid] : [];
+  return tree.length ? tree.reduce((sum, p) => sum + table.get(p)!.cpuMs, 0) : Number.NaN;
+}
+
+/** Resident memory of a process and its live descendants, in MB, from /proc. */
+export function treeRssMb(pid: number): number {
+  let kb = 0;
+  for (const p of processTree(pid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return Math.round(kb / 1024);
 }
 
 /** Busy and total CPU time of the whole machine so far (all cores), in ms, from /proc/stat. */
@@ -207,14 +263,16 @@ function machineCpuMs(): { busy: number; total: number } {
  */
 export function cpuMeter(children: Record<string, number>) {
   const pids = { bench: process.pid, ...children };
+  // The bench's own process alone: its descendants are the processes measured beside it.
+  const cpu = (k: string, pid: number) => cpuTimeMs(pid, { descendants: k !== 'bench' });
   const t0 = performance.now();
   const m0 = machineCpuMs();
-  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuTimeMs(pid)]));
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpu(k, pid)]));
   return () => {
     const wall = performance.now() - t0;
     const m1 = machineCpuMs();
     const pct: Record<string, number> = {};
-    for (const [k, pid] of Object.entries(pids)) pct[k] = Math.round(((cpuTimeMs(pid) - before[k]) / wall) * 100);
+    for (const [k, pid] of Object.entries(pids)) pct[k] = Math.round(((cpu(k, pid) - before[k]) / wall) * 100);
     pct.machine = Math.round(((m1.busy - m0.busy) / wall) * 100);
     const ours = Object.keys(pids).reduce((sum, k) => sum + pct[k], 0);
     pct.others = Math.max(0, pct.machine - ours);

@@ -140,7 +140,8 @@ export class Deployment {
     const n = this.apis.length + 1;
     const child = spawnQuarry({
       name: `${this.label} api${n}`, script: 'api/main.ts', cwd: this.root,
-      env: { ...this.env, PORT: String(port), HOST: '127.0.0.1', QUARRY_DATA_DIR: this.dataDir() },
+      // One process per replica: this bench compares replica counts (QUARRY_API_PROCESSES is bench:search's).
+      env: { ...this.env, PORT: String(port), HOST: '127.0.0.1', QUARRY_DATA_DIR: this.dataDir(), QUARRY_API_PROCESSES: '1' },
     });
     const api = { child, baseUrl: `http://127.0.0.1:${port}` };
     this.apis.push(api);

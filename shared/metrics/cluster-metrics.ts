@@ -22,15 +22,17 @@ interface Answer {
   error?: string;
 }
 
-/** Primary: answers any API process's request with the metrics of all of them. */
-export function serveClusterMetrics(): void {
+/** Primary: answers any API process's request with the metrics of all of them, and how many are serving. */
+export function serveClusterMetrics(serving: () => number): void {
   const aggregator = new AggregatorRegistry();
+  const servingGauge = () =>
+    `# HELP quarry_api_processes API processes serving on this port\n# TYPE quarry_api_processes gauge\nquarry_api_processes ${serving()}\n`;
   cluster.on('message', (worker, message: Request) => {
     if (message?.type !== REQUEST) return;
     const reply = (a: Omit<Answer, 'type' | 'id'>) => {
       if (worker.isConnected()) worker.send({ type: ANSWER, id: message.id, ...a } satisfies Answer);
     };
-    aggregator.clusterMetrics().then((text) => reply({ text }), (err: Error) => reply({ error: err.message }));
+    aggregator.clusterMetrics().then((text) => reply({ text: `${text}\n${servingGauge()}` }), (err: Error) => reply({ error: err.message }));
   });
 }
 

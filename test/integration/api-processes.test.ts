@@ -123,6 +123,7 @@ describe('QUARRY_API_PROCESSES=2', () => {
     // Summed over both processes: every /healthz counted, whichever process answered it and the scrape.
     const healthz = Number(metrics.body.match(/^quarry_http_request_duration_seconds_count\{[^}]*route="\/healthz"[^}]*\} (\d+)/m)?.[1]);
     expect(healthz).toBe(6);
+    expect(metrics.body).toMatch(/^quarry_api_processes 2$/m);
     expect(metrics.body).toMatch(/^quarry_queue_jobs\{queue="\w+",state="waiting"\} \d+$/m);
   });
 
