@@ -27,7 +27,7 @@ import {
   type Kind, type RunFigures, type WarmupFigures,
 } from './bench/search-steps.js';
 import { markdownTable } from './bench/stats.js';
-import { SearchTally, UI_RESULT_COUNT, createUiConfiguration, recordedEvents, uiRun, uiWarmup } from './bench/ui-steps.js';
+import { SearchTally, UI_RATE_LIMITS, UI_RESULT_COUNT, createUiConfiguration, recordedEvents, uiRun, uiWarmup } from './bench/ui-steps.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const say = (m: string) => console.error(`[bench] ${m}`);
@@ -63,12 +63,6 @@ function settingsFromArgs() {
   };
 }
 
-/**
- * The search interface is rate limited per client address and per configuration (Redis counters on
- * every request). The limits stay on, so their cost is measured, but high enough that the one client
- * address of the load generator is never refused.
- */
-const UI_RATE_LIMITS = { QUARRY_RATE_LIMIT_CLIENT: '100000000/1', QUARRY_RATE_LIMIT_UID: '100000000/1' };
 /** UI warm-up queries sent with one leg only, to see that each leg finds something. */
 const LEG_SAMPLE = 50;
 

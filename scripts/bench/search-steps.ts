@@ -33,17 +33,21 @@ export interface LoadFigures {
   retries: number;
 }
 
-/** Step 2: pushes documents 0..n-1 with `concurrency` in flight, then waits until all are indexed. */
+/**
+ * Step 2: pushes documents `from`..n-1 (an index holding 0..from-1 grows to n) with `concurrency` in
+ * flight, then waits until all n are indexed.
+ */
 export async function loadCorpus(
   t: Target, index: string, v: Vocabulary, n: number,
-  opts: { concurrency: number; timeoutMs: number; stack: Stack; say: (m: string) => void },
+  opts: { concurrency: number; timeoutMs: number; stack: Stack; say: (m: string) => void; from?: number },
 ): Promise<LoadFigures> {
   const path = `/v1/content/indexes/${encodeURIComponent(index)}/documents`;
+  const from = opts.from ?? 0;
   const t0 = performance.now();
   let done = 0;
   let retries = 0;
   let lastSay = t0;
-  await mapPool(Array.from({ length: n }, (_, i) => i), opts.concurrency, async (i) => {
+  await mapPool(Array.from({ length: n - from }, (_, k) => from + k), opts.concurrency, async (i) => {
     const body = JSON.stringify(makeDoc(v, i));
     for (let attempt = 0; ; attempt++) {
       const r = await send(t, 'POST', path, body);
@@ -59,11 +63,11 @@ export async function loadCorpus(
     if (performance.now() - lastSay > 10_000) {
       lastSay = performance.now();
       opts.stack.assertAlive();
-      opts.say(`  pushed ${done}/${n} (${Math.round(done / ((lastSay - t0) / 1000))} docs/s)`);
+      opts.say(`  pushed ${done}/${n - from} (${Math.round(done / ((lastSay - t0) / 1000))} docs/s)`);
     }
   });
   const pushMs = performance.now() - t0;
-  opts.say(`pushed ${n} documents in ${(pushMs / 1000).toFixed(1)} s (${Math.round(n / (pushMs / 1000))} docs/s); waiting for indexing`);
+  opts.say(`pushed ${n - from} documents in ${(pushMs / 1000).toFixed(1)} s (${Math.round((n - from) / (pushMs / 1000))} docs/s); waiting for indexing`);
 
   const end = t0 + opts.timeoutMs;
   let p: Progress;
@@ -89,11 +93,11 @@ export async function loadCorpus(
   }
   const indexedMs = performance.now() - t0;
   return {
-    documents: n,
+    documents: n - from,
     pushSeconds: round(pushMs / 1000, 1),
-    pushDocsPerSecond: Math.round(n / (pushMs / 1000)),
+    pushDocsPerSecond: Math.round((n - from) / (pushMs / 1000)),
     indexedSeconds: round(indexedMs / 1000, 1),
-    indexedDocsPerSecond: Math.round(p.indexed / (indexedMs / 1000)),
+    indexedDocsPerSecond: Math.round((p.indexed - from) / (indexedMs / 1000)),
     complete, progress: p, retries,
   };
 }

@@ -12,6 +12,13 @@ import { roundDist, type RunFigures } from './search-steps.js';
  */
 
 export const UI_RESULT_COUNT = 10;
+
+/**
+ * The search interface is rate limited per client address and per configuration (Redis counters on
+ * every request). The limits stay on, so their cost is measured, but high enough that the one client
+ * address of the load generator is never refused.
+ */
+export const UI_RATE_LIMITS = { QUARRY_RATE_LIMIT_CLIENT: '100000000/1', QUARRY_RATE_LIMIT_UID: '100000000/1' };
 export type Retrieval = 'hybrid' | 'keyword' | 'vector';
 
 /** The configuration as the admin API returned it: the ranking settings measured are the defaults of the day. */
