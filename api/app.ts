@@ -143,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   subscriber.on('error', onRedisError);
   app.locals.close = async () => {
     engine.stopFollowing();
+    await writer.flushJobs();
     await generationQueue.close();
     await crawlQueue.close();
     subscriber.disconnect();

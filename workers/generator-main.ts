@@ -3,7 +3,7 @@ import { createChatModel } from '../shared/llm/create-chat-model.js';
 import { createLogger } from '../shared/logging/create-logger.js';
 import { envWithFlags, onShutdown, runMain } from '../shared/process/process-lifecycle.js';
 import { connectRedis } from '../shared/redis/connect-redis.js';
-import { startGenerationWorker } from './generation/generation-worker.js';
+import { startWorkers } from './registry.js';
 
 /** A generation worker process: `npm run start:generator -- --concurrency 8`. Scale these apart from indexing. */
 async function main() {
@@ -12,12 +12,13 @@ async function main() {
   const redis = connectRedis(config.redis.url, 'quarry-generator', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const subscriber = connectRedis(config.redis.url, 'quarry-generator-cancel', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const model = createChatModel(config.generation.llm);
-  const worker = await startGenerationWorker({
-    connection: redis, subscriber, prefix: config.redis.prefix, concurrency: config.generation.concurrency, model, log,
-  });
+  const concurrency = config.generation.concurrency;
+  const workers = await startWorkers(['generate'], {
+    log, generation: { connection: redis, subscriber, prefix: config.redis.prefix, concurrency, model, log },
+  }, { connection: redis, prefix: config.redis.prefix, concurrency, lockMs: config.pipeline.lockMs });
   log.info({ concurrency: config.generation.concurrency, generator: model?.id ?? 'extractive (offline, no model)' }, 'generation worker started');
   onShutdown(async () => {
-    await worker.close(); // lets running generations finish
+    await workers.close(); // lets running generations finish
     subscriber.disconnect();
     redis.disconnect();
   }, log);

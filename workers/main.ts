@@ -7,7 +7,6 @@ import { envWithFlags, onShutdown, runMain } from '../shared/process/process-lif
 import { connectRedis } from '../shared/redis/connect-redis.js';
 import { createStorage } from '../shared/storage/create-storage.js';
 import { Reconciler } from './reconciler.js';
-import { startCrawlWorker } from './crawl/crawl-worker.js';
 import { startWorkers } from './registry.js';
 
 /** A worker process: `npm run start:worker -- --queues index,embed --concurrency 8`. */
@@ -40,30 +39,28 @@ async function main() {
     reconciler.runOnce().catch((err) => log.warn({ err }, 'reconcile failed'));
   }, config.pipeline.reconcileMs);
 
-  const workers = startWorkers(config.pipeline.queues, ctx, {
-    connection: redis,
-    prefix: config.redis.prefix,
-    concurrency: config.pipeline.concurrency,
-    lockMs: config.pipeline.lockMs,
-  });
-  const crawler = config.pipeline.queues.includes('crawl')
-    ? startCrawlWorker({ storage, queues, log }, {
-      connection: redis,
-      prefix: config.redis.prefix,
-      concurrency: config.pipeline.concurrency,
-      lockMs: config.pipeline.lockMs,
+  const workers = await startWorkers(config.pipeline.queues, {
+    log,
+    pipeline: ctx,
+    crawl: {
+      storage, queues, log,
       batchSize: config.pipeline.batchSize,
       allowPrivate: config.crawl.allowPrivate,
       contactUrl: config.crawl.contactUrl,
       scheduleMs: 60_000,
       runner: { hostLimits: { minDelayMs: config.crawl.hostDelayMs } },
-    })
-    : null;
+    },
+  }, {
+    connection: redis,
+    prefix: config.redis.prefix,
+    concurrency: config.pipeline.concurrency,
+    lockMs: config.pipeline.lockMs,
+  });
   log.info({ queues: config.pipeline.queues, concurrency: config.pipeline.concurrency, embedder: embedder.id }, 'workers started');
 
   onShutdown(async () => {
     clearInterval(timer);
-    await Promise.all([...workers.map((w) => w.close()), crawler?.close()]); // waits for active jobs to finish
+    await workers.close(); // waits for active jobs to finish; a crawl pauses
     await closeQueues(queues);
     await embedder.close?.();
     redis.disconnect();

@@ -1,90 +1,60 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { CRAWL_QUEUE } from '../shared/jobs/crawl-queue.js';
-import type { PipelineQueueName } from '../shared/jobs/pipeline-jobs.js';
-import type { PayloadOf } from '../shared/jobs/queue-catalogue.js';
-import { EmbedderError } from '../shared/llm/ports/embedder.js';
-import { JobMetrics } from '../shared/metrics/job-metrics.js';
-import { embedJob } from './jobs/embed-job.js';
-import { failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
-import { indexJob } from './jobs/index-job.js';
+import { Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { QueueName } from '../shared/jobs/queue-catalogue.js';
+import { crawlHandler, type CrawlHandlerDeps } from './crawl/crawl-worker.js';
+import { generationHandler, type GenerationHandlerDeps } from './generation/generation-worker.js';
+import { pipelineHandler } from './jobs/pipeline-handler.js';
 import type { WorkerContext } from './jobs/worker-context.js';
+import { workerSettings, type QueueHandler, type WorkerOptions } from './queue-handler.js';
 
-/** Exactly one handler per queue; the record type makes a missing one a compile error. */
-const HANDLERS: { [K in PipelineQueueName]: (job: Job<PayloadOf[K]>, ctx: WorkerContext) => Promise<unknown> } = {
-  index: (job, ctx) => indexJob(job.id!, job.data, ctx),
-  embed: (job, ctx) => embedJob(job.data, ctx),
+export { MAX_STALLS, workerSettings, type WorkerOptions } from './queue-handler.js';
+
+/** What the handlers need; a process passes the parts its queues use (checked when it starts them). */
+export interface WorkerDeps {
+  log: Logger;
+  /** The pipeline queues (index, embed). */
+  pipeline?: WorkerContext;
+  crawl?: CrawlHandlerDeps;
+  generation?: GenerationHandlerDeps;
+}
+
+type Factory<K extends QueueName> = (deps: WorkerDeps, o: WorkerOptions) => QueueHandler<K> | Promise<QueueHandler<K>>;
+
+function needs<T>(part: T | undefined, queue: QueueName, what: keyof WorkerDeps): T {
+  if (!part) throw new Error(`the ${queue} queue's handler needs the ${what} dependencies`);
+  return part;
+}
+
+/** Exactly one handler per queue of the catalogue; the record type makes a missing one a compile error. */
+const REGISTRY: { [K in QueueName]: Factory<K> } = {
+  index: (d, o) => pipelineHandler('index', needs(d.pipeline, 'index', 'pipeline'), o),
+  embed: (d, o) => pipelineHandler('embed', needs(d.pipeline, 'embed', 'pipeline'), o),
+  crawl: (d, o) => crawlHandler(needs(d.crawl, 'crawl', 'crawl'), o),
+  generate: (d) => generationHandler(needs(d.generation, 'generate', 'generation')),
 };
 
-export interface WorkerOptions {
-  connection: Redis;
-  prefix: string;
-  concurrency: number;
-  /** A crashed worker's job goes back to the queue this long after the crash at most. */
-  lockMs: number;
+export interface RunningWorkers {
+  workers: Worker[];
+  /** Stops taking jobs, lets the running ones finish (a crawl pauses), then releases what the handlers hold. */
+  close(): Promise<void>;
 }
 
-/** Crashes (or event-loop blocks past the lock) a job survives; BullMQ fails it at the next one. */
-export const MAX_STALLS = 5;
-
-/** BullMQ worker settings every queue of ours uses. */
-export function workerSettings(o: WorkerOptions) {
+/** A BullMQ worker for each named queue, running the handler the registry has for it. */
+export async function startWorkers(queues: readonly QueueName[], deps: WorkerDeps, o: WorkerOptions): Promise<RunningWorkers> {
+  const started = await Promise.all([...new Set(queues)].map(async (name) => {
+    const handler = (await REGISTRY[name](deps, o)) as QueueHandler<QueueName>;
+    const worker = new Worker(name, (job: Job, token?: string) => handler.process(job, token), { ...workerSettings(o), ...handler.settings });
+    if (handler.completed) worker.on('completed', (job) => handler.completed!(job));
+    if (handler.failed) worker.on('failed', (job, err) => handler.failed!(job, err));
+    worker.on('error', (err) => deps.log.error({ queue: name, err }, 'worker error'));
+    return { worker, handler };
+  }));
   return {
-    connection: o.connection,
-    prefix: o.prefix,
-    concurrency: o.concurrency,
-    // A killed worker's job returns to the queue after the lock lapses; allow several such crashes.
-    lockDuration: o.lockMs,
-    stalledInterval: Math.max(1000, Math.floor(o.lockMs / 2)),
-    maxStalledCount: MAX_STALLS,
+    workers: started.map((s) => s.worker),
+    async close() {
+      for (const { handler } of started) handler.stopping?.();
+      await Promise.all(started.map(({ worker }) => worker.close())); // waits for active jobs to finish
+      await Promise.all(started.map(({ handler }) => handler.close?.()));
+    },
   };
-}
-
-/**
- * Failures are classified: a misconfigured provider does not retry; anything else retries with
- * backoff, and when the last attempt fails the batch's documents are marked failed with the reason,
- * so a pusher sees it in the index progress instead of a document pending forever.
- */
-export function startWorkers(queues: readonly (PipelineQueueName | typeof CRAWL_QUEUE)[], ctx: WorkerContext, o: WorkerOptions): Worker[] {
-  const metrics = new JobMetrics(o.connection, o.prefix);
-  // The crawl queue needs the crawl settings: startCrawlWorker (workers/crawl) runs it.
-  const pipeline = queues.filter((q): q is PipelineQueueName => q !== CRAWL_QUEUE);
-  return pipeline.map((name) => {
-    const handler = HANDLERS[name] as (job: Job, ctx: WorkerContext) => Promise<unknown>;
-    const worker = new Worker(
-      name,
-      async (job: Job) => {
-        try {
-          return await handler(job, ctx);
-        } catch (err) {
-          const permanent = err instanceof EmbedderError && !err.retryable;
-          const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-          if (permanent || last) {
-            // The documents the job claimed name it, whichever attempt claimed them.
-            const message = err instanceof Error ? err.message : String(err);
-            await failPendingOfJob(ctx.storage, job.data.indexId, job.id!, `${name} stage: ${message}`);
-          }
-          if (permanent) throw new UnrecoverableError((err as Error).message);
-          throw err;
-        }
-      },
-      workerSettings(o),
-    );
-    worker.on('completed', (job) => {
-      metrics.record(name, ((job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now())) / 1000, true);
-    });
-    worker.on('failed', (job, err) => {
-      ctx.log.warn({ queue: name, job: job?.id, attempt: job?.attemptsMade, err }, 'job failed');
-      metrics.record(name, 0, false);
-      // Failed without the handler running (stalled past MAX_STALLS): its documents are still pending.
-      // Should this process die first, the reconciler finds the failed job and does the same.
-      if (job?.id && job.deferredFailure) {
-        failPendingOfJob(ctx.storage, job.data.indexId, job.id, failureMessage(name, job.deferredFailure, MAX_STALLS))
-          .then((n) => ctx.log.error({ queue: name, job: job.id, documents: n, reason: job.deferredFailure }, 'job failed for good; its documents marked failed'))
-          .catch((e) => ctx.log.warn({ queue: name, job: job.id, err: e }, 'documents of a failed job not marked; the reconciler will'));
-      }
-    });
-    worker.on('error', (err) => ctx.log.error({ queue: name, err }, 'worker error'));
-    return worker;
-  });
 }

@@ -11,9 +11,9 @@ export interface DocumentWriterOptions {
   maxFlush?: number;
   /** How long a flush waits for Redis before leaving the documents to the reconciler. */
   enqueueTimeoutMs?: number;
+  /** How long committed writes wait for company before their jobs are enqueued (default 10 ms). */
+  enqueueDelayMs?: number;
 }
-
-const MAX_ENQUEUE_BACKLOG = 20;
 
 interface Pending {
   write: Omit<DocumentWrite, 'job'>;
@@ -21,17 +21,34 @@ interface Pending {
   reject: (e: unknown) => void;
 }
 
+/** A pipeline job not yet enqueued: writes of its index join it until it is full or sent. */
+interface UnsentJob {
+  id: string;
+  indexId: number;
+  writes: number;
+  /** Commits under way that carry this job's id: it is not sent before they end. */
+  committing: number;
+  /** Some write carrying it changed a document (the others need no job). */
+  hasDocuments: boolean;
+}
+
 /**
  * Group commit: the writes that arrive while the previous commit is running share the next durable
- * transaction (one fsync) and their pipeline jobs share one Redis round trip. A write is acknowledged
- * once its commit is durable; if Redis is down the document stays pending and the reconciler enqueues it.
+ * transaction (one fsync). A write is acknowledged once its commit is durable. Its pipeline job is
+ * only a trigger (a job takes the pending documents there are when it runs), so the writes of an
+ * index committed within `enqueueDelayMs` share one job and one Redis round trip: a job id is fixed
+ * before the commit and enqueued only after every commit carrying it has ended, so the job never
+ * runs before its documents exist. If Redis is down the documents stay pending for the reconciler.
  */
 export class DocumentWriter {
   private queue: Pending[] = [];
   private scheduled = false;
   private committing = false;
-  private enqueued: Promise<void> = Promise.resolve();
-  private backlog = 0;
+  /** The job each index's next writes join. */
+  private readonly open = new Map<number, UnsentJob>();
+  private readonly unsent = new Set<UnsentJob>();
+  private sendTimer: NodeJS.Timeout | null = null;
+  private sending = false;
 
   constructor(
     private readonly commit: (writes: DocumentWrite[]) => Promise<WriteOutcome[]>,
@@ -47,31 +64,24 @@ export class DocumentWriter {
     });
   }
 
+  writeMany(writes: Omit<DocumentWrite, 'job'>[]): Promise<WriteOutcome[]> {
+    return Promise.all(writes.map((w) => this.write(w)));
+  }
+
   private schedule() {
     if (this.scheduled || this.committing || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => void this.flush());
   }
 
-  writeMany(writes: Omit<DocumentWrite, 'job'>[]): Promise<WriteOutcome[]> {
-    return Promise.all(writes.map((w) => this.write(w)));
-  }
-
   private async flush(): Promise<void> {
     this.scheduled = false;
     this.committing = true;
     const batch = this.queue.splice(0, this.options.maxFlush ?? 2000);
-
-    const perIndexCount = new Map<number, number>();
-    const jobFor = new Map<string, string>();
-    const writes: DocumentWrite[] = batch.map(({ write }) => {
-      const n = perIndexCount.get(write.indexId) ?? 0;
-      perIndexCount.set(write.indexId, n + 1);
-      const slot = `${write.indexId}/${Math.floor(n / this.options.batchSize)}`;
-      let job = jobFor.get(slot);
-      if (!job) jobFor.set(slot, (job = newJobId('w', write.indexId)));
-      return { ...write, job };
-    });
+    const jobs = batch.map(({ write }) => this.jobFor(write.indexId));
+    const used = new Set(jobs);
+    for (const j of used) j.committing++;
+    const writes: DocumentWrite[] = batch.map(({ write }, i) => ({ ...write, job: jobs[i].id }));
 
     let outcomes: WriteOutcome[];
     try {
@@ -83,41 +93,70 @@ export class DocumentWriter {
       for (const p of batch) p.reject(failure);
       return;
     } finally {
+      for (const j of used) j.committing--;
       this.committing = false;
       this.schedule();
+      this.scheduleSend();
     }
-    // Jobs of writes that changed nothing have no documents: they are not enqueued.
-    const jobs = new Map<string, number>();
+    // Writes that changed nothing need no job.
     outcomes.forEach((o, i) => {
-      if (o.version !== null) jobs.set(writes[i].job, writes[i].indexId);
+      if (o.version !== null) jobs[i].hasDocuments = true;
     });
-
-    // The commit is the promise a 204 makes; the job is only a trigger (the reconciler re-creates a
-    // lost one), so callers are answered now and enqueues follow in commit order.
+    // The commit is the promise a 204 makes; the job follows.
     batch.forEach((p, i) => p.resolve(outcomes[i]));
-    // While Redis is down every enqueue waits out its timeout; past a short backlog the documents
-    // are left to the reconciler instead of piling up in memory here.
-    if (this.backlog >= MAX_ENQUEUE_BACKLOG) return;
-    this.backlog++;
-    this.enqueued = this.enqueued.then(() => this.enqueue(jobs)).finally(() => this.backlog--);
   }
 
-  private async enqueue(jobs: Map<string, number>): Promise<void> {
-    if (jobs.size === 0) return;
-    const bulk = [...jobs].map(([jobId, indexId]) => ({ jobId, indexId }));
+  /** Enqueues the jobs still waiting for company now, for a process that stops: no document waits for the reconciler. */
+  async flushJobs(): Promise<void> {
+    if (this.sendTimer) clearTimeout(this.sendTimer);
+    this.sendTimer = null;
+    while (this.sending) await new Promise((r) => setTimeout(r, 5));
+    await this.send();
+  }
+
+  private jobFor(indexId: number): UnsentJob {
+    let job = this.open.get(indexId);
+    if (!job || job.writes >= this.options.batchSize) {
+      job = { id: newJobId('w', indexId), indexId, writes: 0, committing: 0, hasDocuments: false };
+      this.open.set(indexId, job);
+      this.unsent.add(job);
+    }
+    job.writes++;
+    return job;
+  }
+
+  private scheduleSend() {
+    if (this.sendTimer || this.sending) return;
+    this.sendTimer = setTimeout(() => void this.send(), this.options.enqueueDelayMs ?? 10);
+  }
+
+  /** Enqueues every job whose commits have all ended, in one Redis round trip; one send at a time. */
+  private async send(): Promise<void> {
+    this.sendTimer = null;
+    const ready = [...this.unsent].filter((j) => j.committing === 0);
+    for (const j of ready) {
+      this.unsent.delete(j);
+      if (this.open.get(j.indexId) === j) this.open.delete(j.indexId);
+    }
+    const jobs = ready.filter((j) => j.hasDocuments).map((j) => ({ jobId: j.id, indexId: j.indexId }));
+    if (jobs.length === 0) return;
+    this.sending = true;
     const timeout = this.options.enqueueTimeoutMs ?? 2000;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        enqueueIndexJobs(this.queues, bulk),
+        enqueueIndexJobs(this.queues, jobs),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeout} ms`)), timeout);
         }),
       ]);
     } catch (err) {
-      this.log.warn({ err, jobs: bulk.length }, 'enqueue failed; documents stay pending for the reconciler');
+      // While Redis is down the writes go on: their documents are left to the reconciler.
+      this.log.warn({ err, jobs: jobs.length }, 'enqueue failed; documents stay pending for the reconciler');
     } finally {
       clearTimeout(timer);
+      this.sending = false;
+      if (this.unsent.size > 0) this.scheduleSend();
     }
   }
 }

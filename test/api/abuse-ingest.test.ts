@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logging/create-logger.js';
-import { startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import type { RunningWorkers } from '../../workers/registry.js';
+import { startCrawlWorker } from '../helpers/crawl-worker.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 import { html, startSite, type TestSite } from '../unit/crawl-site.js';
 
@@ -9,7 +10,7 @@ import { html, startSite, type TestSite } from '../unit/crawl-site.js';
 // job blocked past its lock stalls and is retried), or overflowed the stack and failed.
 let svc: TestService;
 let site: TestSite;
-let crawler: CrawlWorker;
+let crawler: RunningWorkers;
 const MB5 = 5 * 1024 * 1024;
 const deep = (n: number) =>
   `<title>Deep page</title><main><h1>Deep page</h1>${'<div>'.repeat(n)}<h2 id="inner">Inner heading</h2><p>marmalade at the bottom</p>${'</div>'.repeat(n)}<p>porridge after the nesting</p></main>`;
@@ -23,10 +24,7 @@ const settled = async (index: string) => {
 beforeAll(async () => {
   svc = await startTestService({ env: { QUARRY_CRAWL_ALLOW_PRIVATE: 'true' } });
   site = await startSite({ '/deep': html(deep(100_000)) });
-  crawler = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log: createLogger('silent', 'test') }, {
-    connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-    contactUrl: 'https://search.example.com', scheduleMs: 0, runner: { hostLimits: { minDelayMs: 0 }, timeoutMs: 10_000 },
-  });
+  crawler = await startCrawlWorker(svc, createLogger('silent', 'test'), { hostLimits: { minDelayMs: 0 }, timeoutMs: 10_000 });
   expect((await svc.call('POST', '/v1/admin/indexes', { uid: 'big', language_code: 'en' })).status).toBe(201);
 });
 afterAll(async () => {

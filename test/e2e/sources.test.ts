@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Page } from 'playwright-core';
 import { ensureWeb } from '../../scripts/build-web.mjs';
 import { createLogger } from '../../shared/logging/create-logger.js';
-import { startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import type { RunningWorkers } from '../../workers/registry.js';
+import { startCrawlWorker } from '../helpers/crawl-worker.js';
 import {
   checkPage as checkWatchedPage, launchBrowser, signInThroughForm, tableRows as captionedRows, type TestBrowser, type WatchedPage,
 } from '../helpers/browser.js';
@@ -17,7 +18,7 @@ const UID = 'handbook';
 
 let svc: TestService;
 let site: TestSite;
-let worker: CrawlWorker;
+let worker: RunningWorkers;
 let browser: TestBrowser;
 let w: WatchedPage;
 let page: Page;
@@ -34,10 +35,7 @@ beforeAll(async () => {
     '/file.pdf': (_req, res) => void res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4'),
   });
   svc = await startTestService({ env: { QUARRY_CRAWL_ALLOW_PRIVATE: 'true', QUARRY_RATE_LIMIT_CLIENT: '100000/10' } });
-  worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log: createLogger('silent', 'test') }, {
-    connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-    contactUrl: 'https://search.example.com', scheduleMs: 0, runner: { hostLimits: { minDelayMs: 0 }, timeoutMs: 5000 },
-  });
+  worker = await startCrawlWorker(svc, createLogger('silent', 'test'), { hostLimits: { minDelayMs: 0 }, timeoutMs: 5000 });
   browser = await launchBrowser();
   w = await browser.newPage();
   page = w.page;

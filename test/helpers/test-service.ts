@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -21,8 +20,7 @@ import { createLogger } from '../../shared/logging/create-logger.js';
 import { connectRedis } from '../../shared/redis/connect-redis.js';
 import { createStorage, type Storage } from '../../shared/storage/create-storage.js';
 import { ContentEngine } from '../../shared/search/engine/content-engine.js';
-import { startWorkers } from '../../workers/registry.js';
-import { startGenerationWorker } from '../../workers/generation/generation-worker.js';
+import { startWorkers, type RunningWorkers } from '../../workers/registry.js';
 import type { ChatModel } from '../../shared/llm/ports/chat-model.js';
 
 export const MASTER_KEY = 'test-master-key-0123456789';
@@ -101,13 +99,16 @@ export async function startTestService(options: {
   const server = createHttpServer(app, config).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  let workers: Worker[] = [];
+  let workers: RunningWorkers | null = null;
   const subscriber = redis.duplicate();
   if (options.workers !== false) {
-    workers = startWorkers(config.pipeline.queues, { storage, embedder, queues, log, batchSize: config.pipeline.batchSize }, { connection: redis, prefix, concurrency: 2, lockMs: config.pipeline.lockMs });
-    workers.push(await startGenerationWorker({
-      connection: redis, subscriber, prefix, concurrency: config.generation.concurrency, model: options.chatModel ?? null, log,
-    }) as unknown as Worker);
+    // Crawls run only where a test starts their worker (test/helpers/crawl-worker.ts).
+    const running = [...config.pipeline.queues.filter((q) => q !== 'crawl'), 'generate' as const];
+    workers = await startWorkers(running, {
+      log,
+      pipeline: { storage, embedder, queues, log, batchSize: config.pipeline.batchSize },
+      generation: { connection: redis, subscriber, prefix, concurrency: config.generation.concurrency, model: options.chatModel ?? null, log },
+    }, { connection: redis, prefix, concurrency: 2, lockMs: config.pipeline.lockMs });
   }
 
   const service: TestService = {
@@ -127,7 +128,7 @@ export async function startTestService(options: {
       return (await engine.vectorTop(state, vector, limit)).map((h) => ({ uid: state.units[h.unit].uid, title: state.units[h.unit].section.title }));
     },
     async close() {
-      await Promise.all(workers.map((w) => w.close()));
+      await workers?.close();
       // Closing waits for every connection; a streamed answer or a kept-alive socket would hold it open.
       const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFaqQuestions, type FaqQuestion } from '../../scripts/eval/python-docs.js';
 import { createLogger } from '../../shared/logging/create-logger.js';
-import { startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import type { RunningWorkers } from '../../workers/registry.js';
+import { startCrawlWorker } from '../helpers/crawl-worker.js';
 import { loadPythonDocs, pool, SHARED_DATA } from '../helpers/python-docs.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 import { html, redirect, startSite, withEtag, type TestSite } from '../unit/crawl-site.js';
@@ -25,7 +26,7 @@ const UID = 'pydocs';
 
 let svc: TestService;
 let site: TestSite;
-let worker: CrawlWorker;
+let worker: RunningWorkers;
 /** The site's HTML pages by path, as served at the time. */
 const pages = new Map<string, string>();
 const log = createLogger('silent', 'test');
@@ -62,10 +63,7 @@ beforeAll(async () => {
     ['/extra/news.html', '2026-01-10'], ['/extra/stable.html', '2026-01-01'], ['/extra/old-faq', '2026-01-01'],
     ['/faq/gui-copy.html', '2026-01-01'], ['/extra/gone.html', '2026-01-01'],
   ].map(([path, lastmod]) => `<url><loc>${site.url(path)}</loc><lastmod>${lastmod}</lastmod></url>`).join('')}</urlset>`);
-  worker = startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
-    connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-    contactUrl: 'https://search.example.com', scheduleMs: 0, runner: { hostLimits: { minDelayMs: 0 } },
-  });
+  worker = await startCrawlWorker(svc, log, { hostLimits: { minDelayMs: 0 } });
 });
 afterAll(async () => {
   await worker?.close();

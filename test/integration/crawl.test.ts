@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logging/create-logger.js';
 import { runCrawl } from '../../workers/crawl/crawl-runner.js';
-import { queueDueRecrawls, startCrawlWorker, type CrawlWorker } from '../../workers/crawl/crawl-worker.js';
+import { queueDueRecrawls } from '../../workers/crawl/crawl-worker.js';
+import type { RunningWorkers } from '../../workers/registry.js';
+import { startCrawlWorker } from '../helpers/crawl-worker.js';
 import { createCrawlQueue } from '../../shared/jobs/crawl-queue.js';
 import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { SourcePages } from '../../workers/crawl/source-pages.js';
@@ -10,7 +12,7 @@ import { html, redirect, startSite, withEtag, type TestSite } from '../unit/craw
 
 let svc: TestService;
 let site: TestSite;
-let worker: CrawlWorker;
+let worker: RunningWorkers;
 const log = createLogger('silent', 'test');
 const runner = { hostLimits: { minDelayMs: 0 }, timeoutMs: 1000, maxBytes: 100_000 };
 
@@ -41,7 +43,7 @@ beforeAll(async () => {
     void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset>
       <url><loc>${site.url('/docs/d')}</loc><lastmod>2026-11-20</lastmod></url>
       <url><loc>${site.url('/docs/e')}</loc><lastmod>2026-11-20T10:00:00Z</lastmod></url></urlset>`);
-  worker = startWorker();
+  worker = await startWorker();
 });
 afterAll(async () => {
   await worker.close();
@@ -49,10 +51,7 @@ afterAll(async () => {
   await site.close();
 });
 
-const startWorker = () => startCrawlWorker({ storage: svc.storage, queues: svc.queues, log }, {
-  connection: svc.redis, prefix: svc.prefix, concurrency: 1, lockMs: 30_000, batchSize: 64, allowPrivate: true,
-  contactUrl: 'https://search.example.com', scheduleMs: 0, runner,
-});
+const startWorker = () => startCrawlWorker(svc, log, runner);
 const sourcePages = () => new SourcePages(new DocumentWriter((w) => svc.storage.documents.applyWrites(w), svc.queues, log, { batchSize: 64 }));
 /** Queues the source's next crawl and runs it here with one lane (urls in frontier order), the test's worker held back meanwhile. */
 async function crawlHere(uid: string, pages = sourcePages()) {
@@ -62,7 +61,7 @@ async function crawlHere(uid: string, pages = sourcePages()) {
     const { crawl } = (await svc.storage.sources.get(uid))!.crawl;
     await runCrawl({ sourceUid: uid, crawl }, { storage: svc.storage, pages, log }, { ...runner, parallel: 1, userAgent: 'QuarryBot/test', allowPrivate: true });
   } finally {
-    worker = startWorker();
+    worker = await startWorker();
   }
 }
 const source = async (uid: string) => (await svc.call('GET', `/v1/admin/sources/${uid}`)).body;
@@ -257,7 +256,7 @@ describe('crawling a website source', () => {
     expect((await svc.storage.sources.frontier('pause')).filter((e) => !e.done).map((e) => new URL(e.url).pathname)).toEqual(['/after']);
     expect(site.log).not.toContain('GET /after');
 
-    worker = startWorker();
+    worker = await startWorker();
     expect(await crawled('pause')).toBe(true);
     expect((await source('pause')).crawl).toMatchObject({ state: 'done', indexed: 3, failed: 0 });
     expect(await documents('source-pause')).toEqual(['/after', '/hold', '/pause-home'].map((p) => site.url(p)).sort());

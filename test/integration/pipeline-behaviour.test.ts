@@ -1,20 +1,19 @@
-import type { Worker } from 'bullmq';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../shared/llm/create-embedder.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { Reconciler } from '../../workers/reconciler.js';
-import { startWorkers } from '../../workers/registry.js';
+import { startWorkers, type RunningWorkers } from '../../workers/registry.js';
 import { startStubEmbeddings } from '../helpers/stub-embeddings-server.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 let stub: Awaited<ReturnType<typeof startStubEmbeddings>>;
 let svc: TestService;
-let workers: Worker[] = [];
+let workers: RunningWorkers | null = null;
 const silent = pino({ level: 'silent' });
 
-function runWorkers(embedder: Embedder) {
-  workers = startWorkers(['index', 'embed'], { storage: svc.storage, embedder, queues: svc.queues, log: silent, batchSize: 64 },
+async function runWorkers(embedder: Embedder) {
+  workers = await startWorkers(['index', 'embed'], { log: silent, pipeline: { storage: svc.storage, embedder, queues: svc.queues, log: silent, batchSize: 64 } },
     { connection: svc.redis, prefix: svc.prefix, concurrency: 2, lockMs: 30_000 });
 }
 
@@ -24,10 +23,10 @@ beforeAll(async () => {
     workers: false,
     env: { QUARRY_EMBEDDER: 'openai', QUARRY_EMBEDDINGS_URL: stub.url, QUARRY_EMBEDDINGS_MODEL: 'stub-a', QUARRY_EMBEDDINGS_DIMENSIONS: '8', QUARRY_JOB_ATTEMPTS: '2' },
   });
-  runWorkers(svc.embedder);
+  await runWorkers(svc.embedder);
 });
 afterAll(async () => {
-  await Promise.all(workers.map((w) => w.close()));
+  await workers?.close();
   await svc.close();
   await stub.close();
 });
@@ -86,13 +85,13 @@ describe('the ingestion pipeline', () => {
     expect((await status('models')).embedder).toBe(`openai:stub-a@${stub.url}`);
 
     // Restart the workers with another model, as an operator changing QUARRY_EMBEDDINGS_MODEL would.
-    await Promise.all(workers.map((w) => w.close()));
+    await workers?.close();
     const modelB = await createEmbedder({ provider: 'openai', baseUrl: stub.url, model: 'stub-b', dimensions: 8 });
     const reconciler = new Reconciler(svc.storage, svc.queues, svc.redis, silent, { prefix: svc.prefix, batchSize: 16, graceMs: 0 });
     const total = (await Promise.all(['reuse', 'failing', 'models'].map(status))).reduce((n, s) => n + s.documents, 0);
     expect(await reconciler.reembedChangedIndexes(modelB.id)).toBe(total);
     expect(await reconciler.runOnce(0)).toBe(total);
-    runWorkers(modelB);
+    await runWorkers(modelB);
     const done = await waitFor(async () => {
       const s = await status('models');
       return s.indexed === 3 ? s : null;

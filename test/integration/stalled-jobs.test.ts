@@ -90,8 +90,10 @@ describe('the reconciler', () => {
   it(`marks failed, with the reason, pending documents whose job failed for good, and gives up after ${MAX_REQUEUES} new jobs`, async () => {
     await Promise.all(workers.map((w) => stopProcess(w, 'SIGKILL'))); // no worker may take the jobs below
     expect((await svc.call('POST', '/v1/admin/indexes', { uid: 'ghosts', language_code: 'en' })).status).toBe(201);
-    for (const uid of ['failed-job', 'vanished-often', 'vanished-once']) {
+    // One job each: the next push waits until the writer has enqueued the previous one's job.
+    for (const [n, uid] of ['failed-job', 'vanished-often', 'vanished-once'].entries()) {
       expect((await svc.call('PUT', `/v2/indexes/ghosts/documents/${uid}`, { title: uid, content: `<p>${uid}</p>` })).status).toBe(204);
+      expect(await waitFor(async () => (await svc.queues.index.getWaitingCount()) === n + 1, 10_000, 10)).toBe(true);
     }
     const index = (await svc.storage.indexes.get('ghosts'))!;
     const refOf = async (uid: string) => {

@@ -1,17 +1,20 @@
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { DelayedError } from 'bullmq';
 import type { Logger } from 'pino';
 import { DocumentWriter } from '../../shared/documents/document-writer.js';
 import { crawlerUserAgent } from '../../shared/crawl/fetch-page.js';
 import { nextCrawlDue } from '../../shared/crawl/recrawl-schedule.js';
-import { CRAWL_QUEUE, createCrawlQueue, queueCrawl, type CrawlPayload } from '../../shared/jobs/crawl-queue.js';
+import { CRAWL_QUEUE, createCrawlQueue, queueCrawl } from '../../shared/jobs/crawl-queue.js';
 import type { PipelineQueues } from '../../shared/jobs/pipeline-queues.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
-import { workerSettings, type WorkerOptions } from '../registry.js';
+import type { QueueHandler, WorkerOptions } from '../queue-handler.js';
 import { CrawlPaused, runCrawl, type CrawlRunnerOptions } from './crawl-runner.js';
 import { SourcePages } from './source-pages.js';
 
-/** `concurrency`: crawls this process runs at once. */
-export interface CrawlWorkerOptions extends WorkerOptions {
+export interface CrawlHandlerDeps {
+  storage: Storage;
+  /** The pipeline's queues: crawled pages are written like pushes and indexed by its jobs. */
+  queues: PipelineQueues;
+  log: Logger;
   /** Documents per pipeline job, as the API writes them. */
   batchSize: number;
   allowPrivate: boolean;
@@ -22,26 +25,25 @@ export interface CrawlWorkerOptions extends WorkerOptions {
   runner?: Partial<CrawlRunnerOptions>;
 }
 
-export interface CrawlWorker {
-  close(): Promise<void>;
-}
-
 /**
- * Runs crawl jobs. Pages go through the same write path as pushes (SourcePages), so
- * the section -> embed -> index workers index them like any pushed page. A failed attempt retries with
- * backoff and resumes from the stored frontier; when the last attempt fails the crawl is `failed`
- * with the reason.
+ * The crawl queue's handler (`concurrency`: crawls a process runs at once). Pages go through the
+ * same write path as pushes (SourcePages), so the pipeline indexes them like any pushed page. A
+ * failed attempt retries with backoff and resumes from the stored frontier; when the last attempt
+ * fails the crawl is `failed` with the reason. Every crawl worker also queues the recrawls that are due.
  */
-export function startCrawlWorker(deps: { storage: Storage; queues: PipelineQueues; log: Logger }, o: CrawlWorkerOptions): CrawlWorker {
+export function crawlHandler(deps: CrawlHandlerDeps, o: WorkerOptions): QueueHandler<'crawl'> {
   const { storage, log } = deps;
-  const writer = new DocumentWriter((w) => storage.documents.applyWrites(w), deps.queues, log, { batchSize: o.batchSize });
+  const writer = new DocumentWriter((w) => storage.documents.applyWrites(w), deps.queues, log, { batchSize: deps.batchSize });
   const pages = new SourcePages(writer);
   // A crawl can run for hours: a shutdown pauses it instead of waiting for it to finish.
   const shutdown = new AbortController();
-  const runner: CrawlRunnerOptions = { userAgent: crawlerUserAgent(o.contactUrl), allowPrivate: o.allowPrivate, ...o.runner };
-  const worker = new Worker<CrawlPayload>(
-    CRAWL_QUEUE,
-    async (job: Job<CrawlPayload>, token?: string) => {
+  const runner: CrawlRunnerOptions = { userAgent: crawlerUserAgent(deps.contactUrl), allowPrivate: deps.allowPrivate, ...deps.runner };
+  const queue = createCrawlQueue(o.connection, o.prefix, 8);
+  const timer = deps.scheduleMs > 0
+    ? setInterval(() => void queueDueRecrawls(storage, queue).catch((err) => log.warn({ err }, 'recrawl check failed')), deps.scheduleMs)
+    : null;
+  return {
+    async process(job, token) {
       try {
         await runCrawl(job.data, { storage, pages, log, signal: shutdown.signal }, runner);
       } catch (err) {
@@ -59,18 +61,13 @@ export function startCrawlWorker(deps: { storage: Storage; queues: PipelineQueue
         throw err;
       }
     },
-    workerSettings(o),
-  );
-  worker.on('failed', (job, err) => log.warn({ queue: CRAWL_QUEUE, job: job?.id, attempt: job?.attemptsMade, err }, 'crawl attempt failed'));
-  worker.on('error', (err) => log.error({ queue: CRAWL_QUEUE, err }, 'crawl worker error'));
-
-  const queue = createCrawlQueue(o.connection, o.prefix, 8);
-  const timer = o.scheduleMs > 0 ? setInterval(() => void queueDueRecrawls(storage, queue).catch((err) => log.warn({ err }, 'recrawl check failed')), o.scheduleMs) : null;
-  return {
-    close: async () => {
+    failed: (job, err) => log.warn({ queue: CRAWL_QUEUE, job: job?.id, attempt: job?.attemptsMade, err }, 'crawl attempt failed'),
+    stopping() {
       if (timer) clearInterval(timer);
       shutdown.abort();
-      await worker.close();
+    },
+    close: async () => {
+      await writer.flushJobs();
       await queue.close();
     },
   };

@@ -1,19 +1,21 @@
-import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { checkCitations } from '../../shared/generation/citation-check.js';
 import { extractiveAnswer } from '../../shared/generation/extractive-generator.js';
 import {
-  cancelChannel, GENERATION_QUEUE, jobChannel, type GenerationJob, type GenerationMessage, type GenerationResult,
+  cancelChannel, jobChannel, type GenerationJob, type GenerationMessage, type GenerationResult,
 } from '../../shared/generation/generation-queue.js';
 import { buildMessages } from '../../shared/generation/prompt.js';
 import { ChatModelError, type ChatModel } from '../../shared/llm/ports/chat-model.js';
+import type { QueueHandler } from '../queue-handler.js';
 
-export interface GenerationWorkerOptions {
+export interface GenerationHandlerDeps {
+  /** Publishes each job's answer on its channel. */
   connection: Redis;
   /** A connection of its own: a subscribed Redis client can do nothing else. */
   subscriber: Redis;
   prefix: string;
+  /** Generations this process runs at once (QUARRY_GENERATION_CONCURRENCY). */
   concurrency: number;
   /** null: the offline extractive generator. */
   model: ChatModel | null;
@@ -21,18 +23,16 @@ export interface GenerationWorkerOptions {
 }
 
 /**
- * Runs summary and chat generations: the model (or the extractive generator) writes the answer,
+ * The generate queue's handler: the model (or the extractive generator) writes the answer,
  * streamed to the waiting API through the job's Redis channel; then the citations are checked and
  * repaired. A cancel message (client gone, timeout) aborts the model call at once.
  */
-export async function startGenerationWorker(o: GenerationWorkerOptions): Promise<Worker<GenerationJob, GenerationResult | null>> {
+export async function generationHandler(o: GenerationHandlerDeps): Promise<QueueHandler<'generate'>> {
   const running = new Map<string, AbortController>();
   o.subscriber.on('message', (_channel: string, jobId: string) => running.get(jobId)?.abort(new Error('generation cancelled')));
   await o.subscriber.subscribe(cancelChannel(o.prefix));
-
-  const worker = new Worker<GenerationJob, GenerationResult | null>(
-    GENERATION_QUEUE,
-    async (job: Job<GenerationJob>) => {
+  return {
+    async process(job) {
       const id = job.id!;
       const publish = (m: GenerationMessage) => o.connection.publish(jobChannel(o.prefix, id), JSON.stringify(m));
       // The API stopped waiting: no one would read the answer.
@@ -54,10 +54,9 @@ export async function startGenerationWorker(o: GenerationWorkerOptions): Promise
         running.delete(id);
       }
     },
-    { connection: o.connection, prefix: o.prefix, concurrency: o.concurrency },
-  );
-  worker.on('error', (err) => o.log.warn({ err }, 'generation worker error'));
-  return worker;
+    // An answer is of use only while the API waits for it: no retries after a stall, BullMQ's lock defaults.
+    settings: { concurrency: o.concurrency, lockDuration: 30_000, stalledInterval: 30_000, maxStalledCount: 1 },
+  };
 }
 
 async function generate(job: GenerationJob, model: ChatModel | null, signal: AbortSignal, onDelta: (text: string) => void): Promise<GenerationResult> {

@@ -40,3 +40,19 @@ export function openDatabase(
 export function immediate<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
+
+/**
+ * `immediate` whose commit does not wait for the disk (synchronous=NORMAL for this transaction): for
+ * bookkeeping the pipeline redoes if a power cut loses it. The WAL keeps commit order, so the next
+ * durable commit of any process, or a checkpoint, makes it durable with everything before it; a
+ * process crash loses nothing.
+ */
+export function immediateUnsynced<T>(db: Db, fn: () => T): T {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = NORMAL');
+  try {
+    return immediate(db, fn);
+  } finally {
+    db.pragma(`synchronous = ${level}`);
+  }
+}

@@ -2,7 +2,7 @@ import type { DocumentMetadata } from '../../documents/document-metadata.js';
 import type {
   DocumentFields, DocumentRef, DocumentStore, DocumentWrite, IndexProgress, StoredDocument, WriteOutcome,
 } from '../ports/document-store.js';
-import { immediate, type Db } from './open-database.js';
+import { immediate, immediateUnsynced, type Db } from './open-database.js';
 
 interface Row {
   uid: string;
@@ -132,7 +132,8 @@ export class SqliteDocumentStore implements DocumentStore {
     };
     // Read first: a job whose documents were taken finds nothing without taking the write lock.
     if (take().length === 0) return [];
-    const rows = immediate(this.db, () => {
+    // A claim lost to a power cut frees its documents for the next job: no need to wait for the disk.
+    const rows = immediateUnsynced(this.db, () => {
       const found = take();
       for (const r of found) this.q.claim.run(job, indexId, r.uid, r.version);
       return found;
@@ -147,7 +148,8 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async markPublished(indexId: number, published: DocumentRef[], removed: DocumentRef[]): Promise<void> {
     if (published.length + removed.length === 0) return;
-    immediate(this.db, () => {
+    // Lost to a power cut, the documents stay pending: their next job finds the versions live and marks them.
+    immediateUnsynced(this.db, () => {
       const now = Date.now();
       for (const r of published) this.q.indexed.run(now, indexId, r.uid, r.version);
       for (const r of removed) this.q.forget.run(indexId, r.uid, r.version);
