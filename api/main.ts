@@ -9,7 +9,7 @@ import { runMain } from '../shared/process/process-lifecycle.js';
 async function main() {
   const config = loadConfig();
   const log = createLogger(config.log.level, 'api');
-  if (config.http.processes > 1 && cluster.isPrimary) return superviseApiProcesses(config.http.processes, log);
+  if (config.http.processes > 1 && cluster.isPrimary) return superviseApiProcesses(config, log);
   await runApiProcess(config, log);
 }
 
