@@ -23,4 +23,5 @@ RUN node scripts/build-web.mjs && node scripts/build-widget.mjs
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080
+# The API: QUARRY_API_PROCESSES processes on port 8080 (default one per core Node sees, up to 4).
 CMD ["node", "--import", "tsx", "api/main.ts"]
