@@ -119,9 +119,9 @@ describe('VectorSet', () => {
       return set.top(q, k).filter((x) => want.has(x.unit)).length;
     };
     // Due, but a query does not train: it scans every vector (exact).
-    expect(set.trainingDue).toBe(true);
+    expect(set.trainingDue()).toBe(true);
     expect(exactly(20)).toBeGreaterThanOrEqual(19);
-    expect(set.trainingDue).toBe(true);
+    expect(set.trainingDue()).toBe(true);
 
     let pauses = 0;
     const training = set.trainInSteps(async () => {
@@ -140,10 +140,29 @@ describe('VectorSet', () => {
     await training;
     // Many steps, not one block: every vector is given its list a few hundred at a time.
     expect(pauses).toBeGreaterThan(n / 1000);
-    expect(set.trainingDue).toBe(false);
+    expect(set.trainingDue()).toBe(false);
     // The vectors added during the training are found, the deleted ones are not.
     for (const u of [n + 10, n + 500, n + 999]) expect(set.top(vectors[u]!, 1)[0].unit).toBe(u);
     const hits = new Set(set.top(vectors[1]!, 200).map((x) => x.unit));
     for (let u = 0; u < 1000; u += 2) expect(hits.has(u)).toBe(false);
+  });
+
+  it('trains again on the whole set once it settles, ending with the lists a training on the whole set gives', async () => {
+    const n = 3 * ANN_MIN_VECTORS;
+    const vectors = clustered(n, 150, 9);
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    const once = new VectorSet({ trainOnQuery: false });
+    vectors.forEach((v, u) => once.set(u, v));
+    once.prepare();
+    // Streaming in: trained at 4,000 and again at twice that; 12,000 is not twice 8,001.
+    const streamed = new VectorSet({ trainOnQuery: false });
+    for (let u = 0; u < n; u++) {
+      streamed.set(u, vectors[u]);
+      if (u % 1000 === 999) await streamed.trainInSteps(pause);
+    }
+    expect(streamed.trainingDue()).toBe(false);
+    expect(streamed.trainingDue(true)).toBe(true);
+    await streamed.trainInSteps(pause, true);
+    for (const q of clustered(20, 150, 10)) expect(streamed.top(q, 20)).toEqual(once.top(q, 20));
   });
 });

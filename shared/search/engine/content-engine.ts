@@ -42,6 +42,8 @@ export class ContentEngine {
   readonly vectors: VectorIndex;
   private readonly memory: MemoryVectorIndex | null;
   private following: NodeJS.Timeout | null = null;
+  /** The change-feed position each index was at in the previous background pass. */
+  private readonly passedAt = new WeakMap<IndexState, number>();
 
   /**
    * `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector.
@@ -123,7 +125,13 @@ export class ContentEngine {
     for (const index of listed) {
       await nextTurn();
       const t0 = performance.now();
-      if (await this.state(index.uid)) await this.memory?.train(index.uid, nextTurn);
+      const state = await this.state(index.uid);
+      if (state) {
+        // Settled: nothing changed since the previous pass, so lists trained meanwhile can be trained on the whole set.
+        const settled = this.passedAt.get(state) === state.seq;
+        this.passedAt.set(state, state.seq);
+        await this.memory?.train(index.uid, nextTurn, settled);
+      }
       onIndex?.(index.uid, performance.now() - t0);
     }
     const ids = new Set(listed.map((i) => i.id));

@@ -9,6 +9,8 @@ const SAMPLE_PER_LIST = 40;
 const PROBE_SHARE = 0.15;
 /** At least this many vectors (on average) are scanned per query. */
 const MIN_PROBED = 3000;
+/** Growth since the last training that retrains a set nothing is arriving in (trainingDue). */
+const SETTLED_GROWTH = 1.25;
 /** Vectors given their nearest centroid between two steps of a training (~128 centroids each: a few ms). */
 const ASSIGN_STEP = 500;
 
@@ -63,14 +65,19 @@ export class VectorSet {
     }
   }
 
-  /** Whether the inverted-file index should be (re)trained: none yet from ANN_MIN_VECTORS on, or the set doubled since. */
-  get trainingDue(): boolean {
-    return this.changedDuringTraining === null && this.count >= ANN_MIN_VECTORS && (!this.ivf || this.count > 2 * this.ivf.trainedOn);
+  /**
+   * Whether the inverted-file index should be (re)trained: none yet from ANN_MIN_VECTORS on, or the set
+   * doubled since. Once the set has `settled` (nothing arrived for a while), a quarter more is enough:
+   * lists trained while vectors were still streaming in then get trained again on the whole set.
+   */
+  trainingDue(settled = false): boolean {
+    if (this.changedDuringTraining !== null || this.count < ANN_MIN_VECTORS) return false;
+    return !this.ivf || this.count > (settled ? SETTLED_GROWTH : 2) * this.ivf.trainedOn;
   }
 
   /** Trains the inverted-file index now if it is due, in one go. */
   prepare(): void {
-    if (!this.trainingDue) return;
+    if (!this.trainingDue()) return;
     const steps = this.train();
     while (!steps.next().done);
   }
@@ -80,8 +87,8 @@ export class VectorSet {
    * of a few milliseconds; searches meanwhile use what there is. Changes made during the training are
    * applied to the new lists before they replace the old ones.
    */
-  async trainInSteps(pause: () => Promise<void>): Promise<void> {
-    if (!this.trainingDue) return;
+  async trainInSteps(pause: () => Promise<void>, settled = false): Promise<void> {
+    if (!this.trainingDue(settled)) return;
     const steps = this.train();
     while (!steps.next().done) await pause();
   }
@@ -183,16 +190,21 @@ export class VectorSet {
       for (let u = 0; u < this.present.length; u++) if (this.present[u]) units.push(u);
       return { matrix: this.data, units, rows: units };
     }
-    // Retraining: gather the lists' copies into one block for the time of the training.
-    const matrix = new Float32Array(this.count * this.dims);
+    // Retraining: gather the lists' copies into one block for the time of the training, in unit order
+    // as a first training reads them (the sample, so the lists, then do not depend on the history).
+    const where: { u: number; list: PostingVector; j: number }[] = [];
     for (const list of this.ivf.lists) {
       for (let j = 0; j < list.length; j++) {
         const u = list.units[j];
-        if (u < 0 || !this.present[u]) continue;
-        matrix.set(list.vectors.subarray(j * this.dims, (j + 1) * this.dims), units.length * this.dims);
-        units.push(u);
+        if (u >= 0 && this.present[u]) where.push({ u, list, j });
       }
     }
+    where.sort((a, b) => a.u - b.u);
+    const matrix = new Float32Array(where.length * this.dims);
+    where.forEach(({ u, list, j }, i) => {
+      matrix.set(list.vectors.subarray(j * this.dims, (j + 1) * this.dims), i * this.dims);
+      units.push(u);
+    });
     return { matrix, units, rows: units.map((_, i) => i) };
   }
 

@@ -68,10 +68,11 @@ export class MemoryVectorIndex implements VectorIndex {
 
   /**
    * Trains the index's IVF if it is due, a few milliseconds at a time between `pause`s: searches never
-   * train (they scan what there is meanwhile), so the server trains in the background.
+   * train (they scan what there is meanwhile), so the server trains in the background. `settled`: no
+   * vector arrived since the last call (see VectorSet.trainingDue).
    */
-  async train(index: string, pause: () => Promise<void>): Promise<void> {
-    await this.indexes.get(index)?.set.trainInSteps(pause);
+  async train(index: string, pause: () => Promise<void>, settled: boolean): Promise<void> {
+    await this.indexes.get(index)?.set.trainInSteps(pause, settled);
   }
 
   /** Points held for the index. */
