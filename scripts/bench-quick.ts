@@ -12,18 +12,21 @@
  *   --duration 2   --warmup 30      seconds per search run; sequential warm-up queries per kind
  *   --push-seconds 3  --rate 200  --paced-seconds 5    the push check
  */
-import os from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadSciFact } from './bench/corpus.js';
 import { DbProbe } from './bench/db-probe.js';
 import { makeTarget, type Target } from './bench/http-load.js';
-import { Cleanup, cpuMeter, machineInfo, processOutput, reportFailure, startStack, treeRssMb, writeResults, type Stack } from './bench/processes.js';
+import { Cleanup, apiPids, cpuMeter, machineInfo, processOutput, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { QUICK_BUDGETS, runRows, verdicts, type CorpusRuns, type PushFigures } from './bench/quick-budgets.js';
 import { makeQueries, makeVocabulary, type Query } from './bench/search-corpus.js';
 import { cpuText } from './bench/search-report.js';
 import { createSearchIndex, loadCorpus, serviceRun, warmup, type Kind, type LoadFigures, type RunFigures } from './bench/search-steps.js';
+import { memorySnapshot, probeImport } from './bench/scale-memory-probe.js';
 import { markdownTable } from './bench/stats.js';
 import { acceptedUpserts, batchIndexing, pacedLatency, type Ctx, type Settings as PushSettings } from './bench/steps.js';
 import { SearchTally, UI_RATE_LIMITS, createUiConfiguration, uiRun, uiWarmup } from './bench/ui-steps.js';
@@ -75,6 +78,23 @@ async function searchRuns(api: Target, ui: Target, stack: Stack, uiUid: string, 
   return runs;
 }
 
+interface ApiMemory {
+  totalRssMb: number;
+  /** The started process first (with several, the cluster primary: connections and the SQLite commit thread). */
+  processes: { pid: number; rssMb: number; heapUsedMb: number }[];
+}
+
+/** Resident memory of every API process after a full GC. */
+async function apiMemoryOf(stack: Stack, probeDir: string): Promise<ApiMemory> {
+  const mb = (b: number) => Math.round(b / 2 ** 20);
+  const processes = [];
+  for (const pid of apiPids(stack)) {
+    const m = await memorySnapshot(pid, probeDir, { name: `api ${pid}`, died: () => stack.api.unexpectedExit });
+    processes.push({ pid, rssMb: mb(m.vmRss), heapUsedMb: mb(m.heapUsed) });
+  }
+  return { totalRssMb: processes.reduce((sum, p) => sum + p.rssMb, 0), processes };
+}
+
 async function main() {
   const started = performance.now();
   const s = settingsFromArgs();
@@ -90,8 +110,12 @@ async function main() {
     const vocab = makeVocabulary(50_000, 1.0);
     const queries = makeQueries(vocab, 2000, 7);
 
+    // The service's processes answer SIGUSR2 with their memory after a full GC (scale-memory-probe.ts).
+    const probeDir = mkdtempSync(join(tmpdir(), 'quarry-quick-memory-'));
+    cleanup.add('remove memory snapshots', () => rmSync(probeDir, { recursive: true, force: true }));
+    process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --expose-gc --import ${probeImport}`;
     say('starting redis, API and worker');
-    stack = await startStack(root, cleanup, UI_RATE_LIMITS);
+    stack = await startStack(root, cleanup, { ...UI_RATE_LIMITS, BENCH_MEMORY_PROBE_DIR: probeDir });
     const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, 64);
     const ui = makeTarget(stack.baseUrl, {}, Math.max(...CONCURRENCY));
     cleanup.add('close client sockets', () => {
@@ -105,7 +129,7 @@ async function main() {
     const sizes = [s.small, Math.round(s.small * s.growth)];
     const corpora: CorpusRuns[] = [];
     const loads: LoadFigures[] = [];
-    const apiRssMb: Record<number, number> = {};
+    const apiMemory: Record<number, ApiMemory> = {};
     for (const [i, size] of sizes.entries()) {
       say(`loading documents ${i ? sizes[i - 1] : 0}..${size - 1}`);
       const load = await loadCorpus(api, INDEX, vocab, size, { concurrency: 32, timeoutMs: 120_000, stack, say, from: i ? sizes[i - 1] : 0 });
@@ -113,7 +137,7 @@ async function main() {
       if (!load.complete) say(`  only ${load.progress.indexed} of ${size} indexed; measuring what is`);
       say(`searching ${size} documents: ${KINDS.join(', ')}, ui at c=${CONCURRENCY.join(', ')}, ${s.durationS} s each`);
       corpora.push({ documents: load.progress.indexed, runs: await searchRuns(api, ui, stack, uiUid, queries, s, tally, 200 + i * 5000) });
-      apiRssMb[size] = treeRssMb(stack.api.pid);
+      apiMemory[size] = await apiMemoryOf(stack, probeDir);
     }
 
     say(`push check: bare Express vs accepted PUTs (${s.pushSeconds} s each), SciFact in batches, ${s.rate} PUT/s for ${s.pacedSeconds} s`);
@@ -134,7 +158,7 @@ async function main() {
       ['figure', 'value'],
       ['API processes (QUARRY_API_PROCESSES)', String(stack.apiProcesses)],
       ...sizes.map((size, i) => [`load to ${size} docs: pushed / indexed per second`, `${loads[i].pushDocsPerSecond} / ${loads[i].indexedDocsPerSecond}`]),
-      ...sizes.map((size) => [`API resident memory, all processes, at ${size} docs`, `${apiRssMb[size]} MB`]),
+      ...sizes.map((size) => [`API resident memory after GC at ${size} docs: all processes (each)`, `${apiMemory[size].totalRssMb} MB (${apiMemory[size].processes.map((p) => p.rssMb).join(' + ')})`]),
       ['push: accepted / bare requests per second', `${push.accept.quarry.rps} / ${push.accept.bare.rps}`],
       ['machine', `${os.cpus().length} cpus, node ${process.version}; CPU before start: others ${idleCpu.others}%`],
     ];
@@ -145,7 +169,7 @@ async function main() {
       timestamp: new Date().toISOString(),
       machine: machineInfo(loadAvg, idleCpu),
       settings: { ...s, apiProcesses: stack.apiProcesses, concurrency: CONCURRENCY, push: pushSettings, budgets: QUICK_BUDGETS, budgetsAreFor: '100,000 documents (bench:search)' },
-      results: { wallSeconds: wallS, loads, corpora, apiRssMb, push, budgets: budgetRows },
+      results: { wallSeconds: wallS, loads, corpora, apiMemory, push, budgets: budgetRows },
       processOutput: processOutput(stack, say),
     }, say);
   } catch (err) {

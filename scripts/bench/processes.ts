@@ -231,17 +231,15 @@ export function cpuTimeMs(pid: number, { descendants = true } = {}): number {
   return tree.length ? tree.reduce((sum, p) => sum + table.get(p)!.cpuMs, 0) : Number.NaN;
 }
 
-/** Resident memory of a process and its live descendants, in MB, from /proc. */
-export function treeRssMb(pid: number): number {
-  let kb = 0;
-  for (const p of processTree(pid)) {
+/** The API's own processes: the one started, and its cluster processes when QUARRY_API_PROCESSES > 1. */
+export function apiPids(stack: Stack): number[] {
+  return processTree(stack.api.pid).filter((p) => {
     try {
-      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('api/main.ts');
     } catch {
-      // exited meanwhile
+      return false;
     }
-  }
-  return Math.round(kb / 1024);
+  });
 }
 
 /** Busy and total CPU time of the whole machine so far (all cores), in ms, from /proc/stat. */

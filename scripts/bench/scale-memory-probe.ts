@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
 /**
  * The memory probe `npm run bench:scale` preloads into the processes it starts (`--expose-gc
  * --import <probeImport>`): on SIGUSR2 it collects garbage (twice, so weak and finalised objects go
@@ -56,6 +59,29 @@ if (dir && isMainThread) {
   });
 }
 `;
+
+/**
+ * Asks process `pid` (started with the probe) for a snapshot: SIGUSR2, then waits for its file.
+ * `died` names why the process is gone, if it is.
+ */
+export async function memorySnapshot(
+  pid: number, probeDir: string, opts: { name: string; died?: () => string | null; timeoutMs?: number },
+): Promise<MemorySnapshot> {
+  const file = join(probeDir, `${pid}.json`);
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const asked = Date.now();
+  process.kill(pid, 'SIGUSR2');
+  for (;;) {
+    if (existsSync(file) && statSync(file).mtimeMs >= asked - 5) {
+      const snap = JSON.parse(readFileSync(file, 'utf8')) as MemorySnapshot;
+      if (snap.at >= asked) return snap;
+    }
+    const died = opts.died?.();
+    if (died) throw new Error(died);
+    if (Date.now() - asked > timeoutMs) throw new Error(`${opts.name}: no memory snapshot within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** The value of the child's `--import` flag. */
 export const probeImport = `data:text/javascript,${encodeURIComponent(SOURCE)}`;

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error plain-JS launcher shared with `npm start`
 import { freePort as freePortJs } from '../redis-launcher.mjs';
 import { stopChild, waitHealthy, type Cleanup, type NodeChild } from './processes.js';
-import { probeImport, type MemorySnapshot } from './scale-memory-probe.js';
+import { memorySnapshot, probeImport, type MemorySnapshot } from './scale-memory-probe.js';
 
 const freePort = freePortJs as () => Promise<number>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,19 +78,8 @@ async function waitReady(child: QuarryChild, timeoutMs = 60_000): Promise<void> 
  * Asks a child for its memory after a full GC (SIGUSR2 to the preloaded probe) and waits for the
  * answer file.
  */
-export async function memoryOf(child: QuarryChild, probeDir: string, timeoutMs = 30_000): Promise<MemorySnapshot> {
-  const file = join(probeDir, `${child.pid}.json`);
-  const asked = Date.now();
-  child.proc.kill('SIGUSR2');
-  for (;;) {
-    if (existsSync(file) && statSync(file).mtimeMs >= asked - 5) {
-      const snap = JSON.parse(readFileSync(file, 'utf8')) as MemorySnapshot;
-      if (snap.at >= asked) return snap;
-    }
-    if (child.unexpectedExit) throw new Error(child.unexpectedExit);
-    if (Date.now() - asked > timeoutMs) throw new Error(`${child.name}: no memory snapshot within ${timeoutMs} ms`);
-    await sleep(50);
-  }
+export function memoryOf(child: QuarryChild, probeDir: string, timeoutMs = 30_000): Promise<MemorySnapshot> {
+  return memorySnapshot(child.pid, probeDir, { name: child.name, died: () => child.unexpectedExit, timeoutMs });
 }
 
 export interface Api {
