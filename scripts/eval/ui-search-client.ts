@@ -51,7 +51,14 @@ export async function pushPages(api: Target, index: string, pages: Pick<Page, 'u
     if (r.status !== 204) throw new Error(`PUT ${p.uid} -> ${r.status}: ${r.body.slice(0, 300)}`);
   });
   await waitIndexed(api, index, pages.length, { assertAlive, onPoll: (p) => say(`  indexed ${p.indexed} of ${pages.length}`) });
+  // The API trains an index's vector lists in the background, again on the whole set once nothing more
+  // arrives (docs/search-interface.md, "Vector search"): the questions are asked of the settled index, as
+  // visitors coming later find it, not of lists trained while the pages were still streaming in.
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
 }
+
+/** Enough for two background passes and the training of ~20,000 vectors on this machine. */
+const SETTLE_MS = 3000;
 
 /** The pushed page a result url names (its uid), or null for a url outside `site`. */
 export const pageOf = (url: string | undefined, site = SITE) => (url?.startsWith(site) ? url.slice(site.length).replace(/#.*$/, '') : null);
