@@ -51,7 +51,10 @@ export class ContentSearchService {
     // The costly part, judging units against the filter and phrases, runs first in slices that let
     // other requests in; scoring then only reads the verdicts. A unit published meanwhile has none
     // and is left out: it arrived after this search began.
-    if (restricted) await budget.forEach(this.candidates(state, terms, fields), judge);
+    if (restricted) {
+      if (terms.length === 0) await budget.forEach(this.firstUnits(state), judge);
+      else await budget.forEachIn(this.postingLists(state, terms, fields), judge);
+    }
     const allow = (u: number) => verdicts[u] === 1 && (phrases.length === 0 || phraseVerdicts[u] === 1);
 
     const best = new Map<string, { unit: number; score: number }>();
@@ -108,18 +111,21 @@ export class ContentSearchService {
     return fields;
   }
 
-  /** The units a search must judge: each document's first when there are no terms, else those the terms occur in. */
-  private *candidates(state: IndexState, terms: string[], fields: FieldBoost[]): Iterable<number> {
-    if (terms.length === 0) {
-      for (const units of state.docUnits.values()) yield units[0];
-      return;
-    }
+  /** The units a search without terms must judge: each document's first. */
+  private *firstUnits(state: IndexState): Iterable<number> {
+    for (const units of state.docUnits.values()) yield units[0];
+  }
+
+  /** The posting lists of the query's terms in the boosted fields: the units a search with terms must judge. */
+  private postingLists(state: IndexState, terms: string[], fields: FieldBoost[]): { values: Int32Array; length: number }[] {
+    const lists: { values: Int32Array; length: number }[] = [];
     for (const term of new Set(terms)) {
       for (const { field } of fields) {
         const list = state.inverted.postings(field, term);
-        if (list) for (let i = 0; i < list.length; i++) yield list.units[i];
+        if (list) lists.push({ values: list.units, length: list.length });
       }
     }
+    return lists;
   }
 
   /** The compiled filter, or null when it lets everything through. */

@@ -58,21 +58,38 @@ export class SearchBudget {
    * with SearchTimeoutError at the deadline.
    */
   async forEach<T>(items: Iterable<T>, fn: (item: T) => void): Promise<void> {
-    let sliceEnd = this.sliceStart + SLICE_MS;
-    let n = 0;
+    const slice = { end: this.sliceStart + SLICE_MS, n: 0 };
     for (const item of items) {
       fn(item);
-      // Cheap items are timed in groups; an item that reported much work is timed at once.
-      if (++n % 64 !== 0 && !this.busy) continue;
-      this.busy = false;
-      const now = performance.now();
-      this.check(now);
-      if (now > sliceEnd) {
-        await new Promise<void>((r) => setImmediate(r));
-        this.sliceStart = performance.now();
-        sliceEnd = this.sliceStart + SLICE_MS;
+      if (this.sliceOver(slice)) await this.handOver(slice);
+    }
+    this.check();
+  }
+
+  /** forEach over the first `length` numbers of each list (posting lists), without an iterator per item. */
+  async forEachIn(lists: readonly { values: ArrayLike<number>; length: number }[], fn: (item: number) => void): Promise<void> {
+    const slice = { end: this.sliceStart + SLICE_MS, n: 0 };
+    for (const { values, length } of lists) {
+      for (let i = 0; i < length; i++) {
+        fn(values[i]);
+        if (this.sliceOver(slice)) await this.handOver(slice);
       }
     }
     this.check();
+  }
+
+  /** Whether the current slice is used up (throws past the deadline). Cheap items are timed in groups; an item that reported much work at once. */
+  private sliceOver(slice: { end: number; n: number }): boolean {
+    if (++slice.n % 64 !== 0 && !this.busy) return false;
+    this.busy = false;
+    const now = performance.now();
+    this.check(now);
+    return now > slice.end;
+  }
+
+  private async handOver(slice: { end: number; n: number }): Promise<void> {
+    await new Promise<void>((r) => setImmediate(r));
+    this.sliceStart = performance.now();
+    slice.end = this.sliceStart + SLICE_MS;
   }
 }
