@@ -41,7 +41,12 @@ export class VectorSet {
   /** While a training runs in steps: the units set (their vector) or deleted (null) since it began. */
   private changedDuringTraining: Map<number, Float32Array | null> | null = null;
 
-  constructor(private readonly options: { trainOnQuery?: boolean } = {}) {}
+  /**
+   * `trainOnQuery`: a query that finds training due does it (else only prepare/trainInSteps do).
+   * `sampleOrder`: the order a training samples units in (default: unit id); an order by what the
+   * units stand for makes the lists independent of the order the vectors arrived in.
+   */
+  constructor(private readonly options: { trainOnQuery?: boolean; sampleOrder?: (a: number, b: number) => number } = {}) {}
 
   set(unit: number, vector: Float32Array): void {
     if (this.dims === 0) this.dims = vector.length;
@@ -163,7 +168,10 @@ export class VectorSet {
       const lists = Math.min(MAX_LISTS, Math.max(16, Math.round(Math.sqrt(units.length))));
       // An evenly spaced sample: deterministic, and spread over the whole index.
       const sampleSize = Math.min(units.length, lists * SAMPLE_PER_LIST);
-      const sample = Array.from({ length: sampleSize }, (_, i) => rows[Math.floor((i * units.length) / sampleSize)]);
+      const byOrder = Array.from(units.keys());
+      const order = this.options.sampleOrder;
+      if (order) byOrder.sort((a, b) => order(units[a], units[b]));
+      const sample = Array.from({ length: sampleSize }, (_, i) => rows[byOrder[Math.floor((i * units.length) / sampleSize)]]);
       const centroids = yield* kmeans(matrix, this.dims, sample, lists);
       const ivf = new Ivf(this.dims, centroids, units.length);
       for (let i = 0; i < units.length; i++) {

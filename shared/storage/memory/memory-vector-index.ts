@@ -83,7 +83,8 @@ export class MemoryVectorIndex implements VectorIndex {
 
 /** One index's points. An index that becomes empty is dropped, so a later model's vectors (another size) start afresh. */
 class IndexVectors {
-  readonly set = new VectorSet({ trainOnQuery: false });
+  // Sampled by document and position: the lists do not depend on the order documents were applied in.
+  readonly set = new VectorSet({ trainOnQuery: false, sampleOrder: (a, b) => compareUids(this.uidOf[a], this.uidOf[b]) || this.ordOf[a] - this.ordOf[b] || this.versionOf[a] - this.versionOf[b] });
   private uidOf: string[] = [];
   private versionOf: number[] = [];
   private ordOf: number[] = [];
