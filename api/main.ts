@@ -8,9 +8,8 @@ import { runMain } from '../shared/process/process-lifecycle.js';
 /** The API: `npm run start:api`. QUARRY_API_PROCESSES above 1 starts that many processes sharing the port. */
 async function main() {
   const config = loadConfig();
-  const log = createLogger(config.log.level, 'api');
-  if (config.http.processes > 1 && cluster.isPrimary) return superviseApiProcesses(config, log);
-  await runApiProcess(config, log);
+  if (config.http.processes > 1 && cluster.isPrimary) return superviseApiProcesses(config, createLogger(config.log.level, 'api-primary'));
+  await runApiProcess(config, createLogger(config.log.level, 'api'));
 }
 
 runMain(main, (e) => e instanceof ConfigError);
