@@ -6,7 +6,7 @@ import type { WriteOutcome } from '../../shared/storage/ports/document-store.js'
 
 /**
  * A crawl's pages into its source's index, by the write path of document push (the same encoding,
- * the same group-committing writer and section jobs), so the pipeline cannot tell them apart.
+ * the same group-committing writer and index jobs), so the pipeline cannot tell them apart.
  */
 export class SourcePages {
   constructor(private readonly writer: DocumentWriter) {}

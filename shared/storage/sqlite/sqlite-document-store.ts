@@ -12,8 +12,6 @@ interface Row {
   status: string;
 }
 
-type ClaimRow = { uid: string; version: number; fields: string | null };
-
 /** Commits writes elsewhere (the commit thread) instead of on the caller's thread. */
 export type Committer = (writes: DocumentWrite[]) => Promise<WriteOutcome[]>;
 
@@ -76,12 +74,15 @@ export class SqliteDocumentStore implements DocumentStore {
       pendingOfJob: db.prepare<[number, string | null, number], DocumentRef>(
         `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND job IS ? LIMIT ?`,
       ),
-      own: db.prepare<[number, string], ClaimRow>(
-        `SELECT uid, version, fields FROM documents WHERE index_id = ? AND status = 'pending' AND job = ?`,
+      own: db.prepare<[number, string], DocumentRef>(
+        `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND job = ?`,
       ),
-      unclaimed: db.prepare<[number, string, number], ClaimRow>(
-        `SELECT uid, version, fields FROM documents WHERE index_id = ? AND status = 'pending' AND claimed = 0 AND job IS NOT ?
+      unclaimed: db.prepare<[number, string, number], DocumentRef>(
+        `SELECT uid, version FROM documents WHERE index_id = ? AND status = 'pending' AND claimed = 0 AND job IS NOT ?
          ORDER BY version LIMIT ?`,
+      ),
+      fieldsAt: db.prepare<[number, string, number], { fields: string | null }>(
+        `SELECT fields FROM documents WHERE index_id = ? AND uid = ? AND version = ?`,
       ),
       claim: db.prepare(`UPDATE documents SET job = ?, claimed = 1 WHERE index_id = ? AND uid = ? AND version = ?`),
       reassign: db.prepare(`UPDATE documents SET job = ?, claimed = 1 WHERE index_id = ? AND uid = ? AND version = ?`),
@@ -133,13 +134,19 @@ export class SqliteDocumentStore implements DocumentStore {
     // Read first: a job whose documents were taken finds nothing without taking the write lock.
     if (take().length === 0) return [];
     // A claim lost to a power cut frees its documents for the next job: no need to wait for the disk.
-    const rows = immediateUnsynced(this.db, () => {
+    const refs = immediateUnsynced(this.db, () => {
       const found = take();
       for (const r of found) this.q.claim.run(job, indexId, r.uid, r.version);
       return found;
     });
-    return rows.sort((a, b) => a.version - b.version)
-      .map((r) => ({ uid: r.uid, version: r.version, fields: r.fields ? (JSON.parse(r.fields) as DocumentFields) : null }));
+    // Fields are read after the commit, so the API's commits wait on the lock only for the claim itself;
+    // a version superseded meanwhile is left out (its successor is unclaimed, for the next job).
+    const out: StoredDocument[] = [];
+    for (const r of refs.sort((a, b) => a.version - b.version)) {
+      const row = this.q.fieldsAt.get(indexId, r.uid, r.version);
+      if (row) out.push({ uid: r.uid, version: r.version, fields: row.fields ? (JSON.parse(row.fields) as DocumentFields) : null });
+    }
+    return out;
   }
 
   async currentRefs(indexId: number, refs: DocumentRef[]): Promise<DocumentRef[]> {
