@@ -21,12 +21,18 @@ const ANSWER = 'quarry:commit-answer';
 const PING_TIMEOUT_MS = 2000;
 
 type Request = { type: typeof REQUEST; id: number; writes?: DocumentWrite[] };
-type Failure = { message: string; kind?: ErrorName; details?: unknown };
+type Failure = { message: string; kind?: ErrorName; details?: unknown; headers?: Record<string, string>; internal?: string };
 type Answer = { type: typeof ANSWER; id: number; outcomes?: WriteOutcome[]; error?: Failure };
 
 const failure = (err: unknown): Failure =>
-  err instanceof AppError ? { message: err.message, kind: err.kind, details: err.details } : { message: err instanceof Error ? err.message : String(err) };
-const rebuilt = (f: Failure) => (f.kind ? new AppError(f.kind, f.message, f.details) : new Error(f.message));
+  err instanceof AppError
+    ? { message: err.message, kind: err.kind, details: err.details, headers: err.headers, internal: err.internal }
+    : { message: err instanceof Error ? err.message : String(err) };
+function rebuilt(f: Failure): Error {
+  if (!f.kind) return new Error(f.message);
+  const e = new AppError(f.kind, f.message, f.details, f.headers);
+  return f.internal === undefined ? e : e.withInternal(f.internal);
+}
 
 /** Primary: commits what the API processes send on `committer` (requests without writes are pings). */
 export function serveCommits(committer: Committer): void {
