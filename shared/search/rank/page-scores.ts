@@ -53,38 +53,36 @@ export function pageScores(
     });
     return { field, once, idf, avgdl: once ? stats.sumLength / stats.docCount : stats.sumLength / docCount, lengths: index.fieldLengths(field) };
   });
-  if (plan.every((p) => p.idf.every((w) => w === 0))) return out;
+  const active = plan.filter((p) => p.lengths && p.idf.some((w) => w > 0));
   const slot = new Map(distinct.map((t, i) => [t, i]));
   const tf = new Int32Array(distinct.length);
+  const local = new Int32Array(distinct.length);
   const len = new Float64Array(distinct.length);
   const best = new Float64Array(distinct.length);
   for (const { doc, units } of wanted) {
     best.fill(0);
-    for (const p of plan) {
-      if (!p.lengths || p.idf.every((w) => w === 0)) continue;
+    for (const p of active) {
+      const lengths = p.lengths!;
       tf.fill(0);
       let pageLength = 0;
+      let found = 0;
       for (const u of units) {
         const tokens = termsOf(u)[p.field];
         if (!tokens) continue;
-        pageLength += p.lengths[u] ?? 0;
-        if (p.once) {
-          // The first section that has the term gives its frequency and length.
-          const local = new Int32Array(distinct.length);
-          for (const t of tokens) {
-            const i = slot.get(t);
-            if (i !== undefined) local[i]++;
-          }
-          for (let i = 0; i < distinct.length; i++) {
-            if (tf[i] === 0 && local[i] > 0) {
-              tf[i] = local[i];
-              len[i] = p.lengths[u];
-            }
-          }
-        } else {
-          for (const t of tokens) {
-            const i = slot.get(t);
-            if (i !== undefined) tf[i]++;
+        pageLength += lengths[u] ?? 0;
+        // A per-page field: the first section that has a term gives its frequency and length.
+        if (p.once && found === distinct.length) continue;
+        const counts = p.once ? local.fill(0) : tf;
+        for (let i = 0; i < tokens.length; i++) {
+          const at = slot.get(tokens[i]);
+          if (at !== undefined) counts[at]++;
+        }
+        if (!p.once) continue;
+        for (let i = 0; i < distinct.length; i++) {
+          if (tf[i] === 0 && local[i] > 0) {
+            tf[i] = local[i];
+            len[i] = lengths[u];
+            found++;
           }
         }
       }

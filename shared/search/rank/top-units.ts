@@ -1,37 +1,48 @@
 /**
  * The best `k` units by score, best first (ties: lower unit id first), without sorting every match:
- * a bounded min-heap keeps the current top k while the matches stream past.
+ * a bounded min-heap (a typed array) keeps the current top k while the matches stream past.
  */
 export function topUnits(units: ArrayLike<number> & Iterable<number>, scores: Float64Array, k: number): number[] {
   if (units.length <= k) return Array.from(units).sort((a, b) => scores[b] - scores[a] || a - b);
-  const heap: number[] = [];
+  const heap = new Int32Array(k);
+  let size = 0;
   // "worse" = lower score, or equal score and higher id: the heap's root is the worst kept unit.
-  const worse = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b);
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l], heap[m])) m = l;
-      if (r < heap.length && worse(heap[r], heap[m])) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
-      i = m;
-    }
-  };
-  for (const u of units) {
-    if (heap.length < k) {
-      heap.push(u);
-      for (let i = heap.length - 1; i > 0; ) {
+  for (let n = 0; n < units.length; n++) {
+    const u = units[n];
+    const su = scores[u];
+    if (size < k) {
+      let i = size++;
+      while (i > 0) {
         const p = (i - 1) >> 1;
-        if (!worse(heap[i], heap[p])) break;
-        [heap[i], heap[p]] = [heap[p], heap[i]];
+        const sp = scores[heap[p]];
+        if (!(su < sp || (su === sp && u > heap[p]))) break;
+        heap[i] = heap[p];
         i = p;
       }
-    } else if (worse(heap[0], u)) {
-      heap[0] = u;
-      down(0);
+      heap[i] = u;
+      continue;
     }
+    const root = heap[0];
+    const sr = scores[root];
+    if (!(sr < su || (sr === su && root > u))) continue;
+    // Sift the new unit down from the root.
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= k) break;
+      const r = l + 1;
+      let m = l;
+      if (r < k) {
+        const sl = scores[heap[l]];
+        const sr2 = scores[heap[r]];
+        if (sr2 < sl || (sr2 === sl && heap[r] > heap[l])) m = r;
+      }
+      const sm = scores[heap[m]];
+      if (!(sm < su || (sm === su && heap[m] > u))) break;
+      heap[i] = heap[m];
+      i = m;
+    }
+    heap[i] = u;
   }
-  return heap.sort((a, b) => scores[b] - scores[a] || a - b);
+  return Array.from(heap).sort((a, b) => scores[b] - scores[a] || a - b);
 }
