@@ -255,7 +255,7 @@ export class WidgetSearchService {
       const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
       const docOf = (u: number) => state.units[u].uid;
       const wanted = [...new Set(top.map((t) => docOf(t.u)))].map((doc) => ({ doc, units: state.docUnits.get(doc) ?? [] }));
-      const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PER_PAGE, wanted, (u) => state.units[u].terms);
+      const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PER_PAGE, wanted);
       for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(docOf(u)) ?? 0) });
     });
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);

@@ -35,7 +35,7 @@ function build(pages: Record<string, { title: string; sections: string[] }>): Bu
 
 /** The page scores of `wanted` pages of a built index. */
 function pageScores(b: Built, terms: string[], fields: string[], perPage: ReadonlySet<string>, wanted: Set<string>): Map<string, number> {
-  return scorePages(b.index, b.frequencies, terms, fields, perPage, [...wanted].map((doc) => ({ doc, units: b.docUnits.get(doc) ?? [] })), b.termsOf);
+  return scorePages(b.index, b.frequencies, terms, fields, perPage, [...wanted].map((doc) => ({ doc, units: b.docUnits.get(doc) ?? [] })));
 }
 
 /**

@@ -45,7 +45,10 @@ export class IndexState {
     this.analyzer = createAnalyzer(index.languageCode);
   }
 
-  /** Replaces a document's units; `sections` empty and `fields` null removes it. */
+  /**
+   * Replaces a document's units; `sections` empty and `fields` null removes it. A document's units are
+   * added together, so their ids are consecutive (page scores find a page's postings as one run).
+   */
   setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null, hasMetadata = false): void {
     this.filterCache.clear();
     const previous = this.docUnits.get(uid);

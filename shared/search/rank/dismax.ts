@@ -1,5 +1,6 @@
 import type { FieldBoost } from '../query/qf-parser.js';
 import type { InvertedIndex } from './inverted-index.js';
+import { seek } from './seek.js';
 import { topUnits } from './top-units.js';
 
 export interface Bm25Params {
@@ -141,27 +142,6 @@ function stillPossible(from: Int32Array, scores: Float64Array, floor: number, un
   for (let i = 0; i < from.length; i++) if (scores[from[i]] >= floor) out.push(from[i]);
   const kept = Int32Array.from(out);
   return unsorted ? kept.sort() : kept;
-}
-
-/** The first position >= `from` whose unit is >= `unit` in the ascending `postings` (galloping, then binary search). */
-function seek(postings: Int32Array, length: number, from: number, unit: number): number {
-  if (from >= length || postings[from] >= unit) return from;
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < length && postings[hi] < unit) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  if (hi > length) hi = length;
-  // postings[lo] < unit; the answer is in (lo, hi].
-  while (lo + 1 < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (postings[mid] < unit) lo = mid;
-    else hi = mid;
-  }
-  return hi;
 }
 
 /**

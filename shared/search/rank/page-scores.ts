@@ -1,7 +1,8 @@
 import type { Bm25Params } from './dismax.js';
 import { LUCENE_BM25 } from './dismax.js';
-import type { InvertedIndex, UnitTerms } from './inverted-index.js';
+import type { InvertedIndex } from './inverted-index.js';
 import type { PageFrequencies } from './page-frequencies.js';
+import { seek } from './seek.js';
 
 /**
  * Weight of a page's own match beside its best section's score in the search interface. Sections
@@ -13,7 +14,7 @@ import type { PageFrequencies } from './page-frequencies.js';
  */
 export const PAGE_WEIGHT = 0.5;
 
-/** A page to score: its units (sections), in the order they were added. */
+/** A page to score: its units (sections), ascending and consecutive (added together). */
 export interface WantedPage {
   doc: string;
   units: readonly number[];
@@ -24,9 +25,10 @@ export interface WantedPage {
  * term the best of `fields` (DisMax, tie 0), Lucene's idf over pages. A field in `perPage` (the
  * title, copied onto every section) counts once per page, from the first of its sections that has
  * the term. So a page of one section scores as its section does, and pages of one section keep their
- * order (SciFact). Only the `wanted` pages are scored: term frequencies come from their own sections'
- * terms (`termsOf`) and page frequencies from `frequencies`, so the cost follows the pages returned,
- * never the length of a posting list.
+ * order (SciFact). Only the `wanted` pages are scored: a page's sections are consecutive units, so
+ * its postings of a term are one run of the posting list, found by two binary searches; page
+ * frequencies come from `frequencies`. The cost follows the pages returned and the query's terms,
+ * never the length of a posting list or of a page.
  */
 export function pageScores(
   index: InvertedIndex,
@@ -35,7 +37,6 @@ export function pageScores(
   fields: string[],
   perPage: ReadonlySet<string>,
   wanted: Iterable<WantedPage>,
-  termsOf: (unit: number) => UnitTerms,
   bm25: Bm25Params = LUCENE_BM25,
 ): Map<string, number> {
   const { k1, b } = bm25;
@@ -43,54 +44,48 @@ export function pageScores(
   const docCount = frequencies.pages;
   if (docCount === 0 || terms.length === 0) return out;
   const distinct = [...new Set(terms)];
-  // Per field: each distinct term's idf (0 when no page has it) and the average page length.
-  const plan = fields.map((field) => {
+  // Per field: each distinct term's posting list and idf (none when no page has it), the average page length.
+  const plan = fields.flatMap((field) => {
+    const lengths = index.fieldLengths(field);
+    if (!lengths) return [];
     const once = perPage.has(field);
     const stats = index.fieldStats(field);
-    const idf = distinct.map((t) => {
+    const lists = distinct.map((t) => {
       const df = frequencies.df(field, t);
-      return df === 0 ? 0 : Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+      const list = index.postings(field, t);
+      return df === 0 || !list ? null : { list, idf: Math.log(1 + (docCount - df + 0.5) / (df + 0.5)) };
     });
-    return { field, once, idf, avgdl: once ? stats.sumLength / stats.docCount : stats.sumLength / docCount, lengths: index.fieldLengths(field) };
+    if (lists.every((l) => l === null)) return [];
+    return [{ once, lists, lengths, avgdl: once ? stats.sumLength / stats.docCount : stats.sumLength / docCount }];
   });
-  const active = plan.filter((p) => p.lengths && p.idf.some((w) => w > 0));
   const slot = new Map(distinct.map((t, i) => [t, i]));
-  const tf = new Int32Array(distinct.length);
-  const local = new Int32Array(distinct.length);
-  const len = new Float64Array(distinct.length);
   const best = new Float64Array(distinct.length);
   for (const { doc, units } of wanted) {
+    if (units.length === 0) continue;
     best.fill(0);
-    for (const p of active) {
-      const lengths = p.lengths!;
-      tf.fill(0);
+    const first = units[0];
+    const last = units[units.length - 1];
+    for (const p of plan) {
       let pageLength = 0;
-      let found = 0;
-      for (const u of units) {
-        const tokens = termsOf(u)[p.field];
-        if (!tokens) continue;
-        pageLength += lengths[u] ?? 0;
-        // A per-page field: the first section that has a term gives its frequency and length.
-        if (p.once && found === distinct.length) continue;
-        const counts = p.once ? local.fill(0) : tf;
-        for (let i = 0; i < tokens.length; i++) {
-          const at = slot.get(tokens[i]);
-          if (at !== undefined) counts[at]++;
-        }
-        if (!p.once) continue;
-        for (let i = 0; i < distinct.length; i++) {
-          if (tf[i] === 0 && local[i] > 0) {
-            tf[i] = local[i];
-            len[i] = lengths[u];
-            found++;
-          }
-        }
-      }
+      if (!p.once) for (const u of units) pageLength += p.lengths[u] ?? 0;
       for (let i = 0; i < distinct.length; i++) {
-        const f = tf[i];
-        if (f === 0 || p.idf[i] === 0) continue;
-        const dl = p.once ? len[i] : pageLength;
-        const s = (p.idf[i] * f) / (f + k1 * (1 - b + (b * dl) / p.avgdl));
+        const entry = p.lists[i];
+        if (!entry) continue;
+        const { units: postings, freqs, length } = entry.list;
+        // The page's postings: the run of units first..last (its sections, added together).
+        let at = seek(postings, length, 0, first);
+        if (at >= length || postings[at] > last) continue;
+        let f: number;
+        let dl: number;
+        if (p.once) {
+          f = freqs[at];
+          dl = p.lengths[postings[at]];
+        } else {
+          f = 0;
+          for (; at < length && postings[at] <= last; at++) f += freqs[at];
+          dl = pageLength;
+        }
+        const s = (entry.idf * f) / (f + k1 * (1 - b + (b * dl) / p.avgdl));
         if (s > best[i]) best[i] = s;
       }
     }
