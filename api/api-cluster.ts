@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config.js';
 import { serveClusterMetrics } from '../shared/metrics/cluster-metrics.js';
-import { serveSharedCommits } from '../shared/storage/create-storage.js';
+import { createStorage } from '../shared/storage/create-storage.js';
 
 /** Sent by the primary to every API process: stop taking connections, finish what is in flight, exit. */
 export const SHUTDOWN_MESSAGE = 'quarry:shutdown';
@@ -15,13 +15,12 @@ const DEADLINE_MS = 9_800;
  * connection here and hands it to the next process in turn. It serves nothing itself. It replaces a
  * process that dies, relays SIGTERM/SIGINT so that all of them drain, and sums their metrics.
  */
-export function superviseApiProcesses(config: Config, log: Logger): void {
+export async function superviseApiProcesses(config: Config, log: Logger): Promise<void> {
   const count = config.http.processes;
+  // The store's migrations run here once, before the processes open it side by side.
+  await (await createStorage(config.storage)).close();
   // Round robin, not the OS's choice: that tends to put most keep-alive connections on one process.
   cluster.schedulingPolicy = cluster.SCHED_RR;
-  // Document writes cross to the commit thread here as they would to a thread: structured clone.
-  cluster.setupPrimary({ serialization: 'advanced' });
-  const commits = serveSharedCommits(config.storage);
   const live = new Set<Worker>();
   const serving = new Set<Worker>();
   serveClusterMetrics(() => serving.size);
@@ -47,12 +46,7 @@ export function superviseApiProcesses(config: Config, log: Logger): void {
       for (const w of live) w.process.kill('SIGKILL');
       process.exit(1);
     }, DEADLINE_MS).unref();
-    if (live.size === 0) void exit();
-  };
-  // Last: the commit thread finishes what the processes sent before they exited.
-  const exit = async () => {
-    await commits?.close();
-    process.exit(failed ? 1 : 0);
+    if (live.size === 0) process.exit(failed ? 1 : 0);
   };
 
   cluster.on('exit', (w, code, signal) => {
@@ -60,7 +54,7 @@ export function superviseApiProcesses(config: Config, log: Logger): void {
     serving.delete(w);
     if (stopping) {
       if (code !== 0) failed = true;
-      if (live.size === 0) void exit();
+      if (live.size === 0) process.exit(failed ? 1 : 0);
       return;
     }
     if (!served && code === 1) {

@@ -9,7 +9,7 @@ import { closeQueues, createPipelineQueues } from '../shared/jobs/pipeline-queue
 import { clusterMetricsText } from '../shared/metrics/cluster-metrics.js';
 import { drainOnce, onShutdown } from '../shared/process/process-lifecycle.js';
 import { connectRedis, REQUEST_PATH_COMMAND_TIMEOUT_MS } from '../shared/redis/connect-redis.js';
-import { apiStorageRole, createStorage } from '../shared/storage/create-storage.js';
+import { createStorage } from '../shared/storage/create-storage.js';
 
 /**
  * One API process: storage, Redis, the app with its own in-memory search indexes, listening on the
@@ -17,7 +17,7 @@ import { apiStorageRole, createStorage } from '../shared/storage/create-storage.
  */
 export async function runApiProcess(config: Config, log: Logger): Promise<void> {
   const inCluster = cluster.isWorker;
-  const storage = await createStorage(config.storage, apiStorageRole(config.storage, inCluster));
+  const storage = await createStorage(config.storage, { commitThread: true });
   const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'), {
     commandTimeoutMs: REQUEST_PATH_COMMAND_TIMEOUT_MS,
   });

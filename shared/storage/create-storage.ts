@@ -1,8 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Storage } from './ports/storage.js';
 import { CachedConfigurationStore } from './cached-configuration-store.js';
-import { type Committer, RelayedCommits, serveCommits } from './sqlite/commit-relay.js';
-import { CommitThread } from './sqlite/commit-thread.js';
 import { createSqliteStorage } from './sqlite/create-sqlite-storage.js';
 
 export type { Storage } from './ports/storage.js';
@@ -10,8 +8,6 @@ export type { Storage } from './ports/storage.js';
 export interface StorageRole {
   /** Commit document writes on a thread of their own (SQLite; the API wants it, workers and scripts need not). */
   commitThread?: boolean;
-  /** SQLite: commit document writes through this instead (an API process of a cluster: the primary's one thread). */
-  committer?: Committer;
 }
 
 /**
@@ -28,7 +24,7 @@ export async function createStorage(config: Config['storage'], role: StorageRole
 async function createBackend(config: Config['storage'], role: StorageRole): Promise<Storage> {
   if (config.backend === 'sqlite') {
     return createSqliteStorage({
-      dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread, committer: role.committer, commitThreadHeapMb: config.commitThreadHeapMb,
+      dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread, commitThreadHeapMb: config.commitThreadHeapMb,
       minFreeDiskBytes: config.minFreeDiskBytes,
     });
   }
@@ -37,19 +33,3 @@ async function createBackend(config: Config['storage'], role: StorageRole): Prom
   return createPostgresStorage({ url: config.databaseUrl!, schema: config.schema, poolSize: config.poolSize, vectors });
 }
 
-/**
- * The cluster primary of several API processes on one SQLite data folder: starts the one commit thread
- * they all commit through (commit-relay.ts) and returns it, to close last. PostgreSQL: null, each
- * process commits on its own connections.
- */
-export function serveSharedCommits(config: Config['storage']): Committer | null {
-  if (config.backend !== 'sqlite') return null;
-  const thread = new CommitThread(config.dataDir, config.synchronous, config.commitThreadHeapMb);
-  serveCommits(thread);
-  return thread;
-}
-
-/** How an API process commits: through its cluster primary's thread (SQLite, several processes), or a thread of its own. */
-export function apiStorageRole(config: Config['storage'], inCluster: boolean): StorageRole {
-  return inCluster && config.backend === 'sqlite' ? { committer: new RelayedCommits() } : { commitThread: true };
-}

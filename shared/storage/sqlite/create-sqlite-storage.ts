@@ -1,6 +1,5 @@
 import type { Storage } from '../ports/storage.js';
 import { DiskGuard, guardWrites } from '../disk-guard.js';
-import type { Committer } from './commit-relay.js';
 import { CommitThread } from './commit-thread.js';
 import { openDatabase } from './open-database.js';
 import { SqliteConfigurationStore } from './sqlite-configuration-store.js';
@@ -19,8 +18,6 @@ export interface SqliteStorageOptions {
   synchronous?: 'full' | 'normal';
   /** Commit document writes on a thread of their own (the API does; workers and scripts need not). */
   commitThread?: boolean;
-  /** Commit them through this instead (an API process of a cluster: the primary's one thread). */
-  committer?: Committer;
   /** Heap limit of the commit thread in MB; null/unset: Node's default. */
   commitThreadHeapMb?: number | null;
   /** Writes are refused (507) while the data folder's file system has less free (default 0: never). */
@@ -34,7 +31,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const searchDb = openDatabase(options.dataDir, { file: 'search', synchronous });
   // Events are usage statistics: a power cut may lose the last moments of them, so they skip the fsync.
   const eventsDb = openDatabase(options.dataDir, { file: 'events', synchronous: 'normal' });
-  const thread = options.committer ?? (options.commitThread ? new CommitThread(options.dataDir, synchronous, options.commitThreadHeapMb ?? null) : null);
+  const thread = options.commitThread ? new CommitThread(options.dataDir, synchronous, options.commitThreadHeapMb ?? null) : null;
   // Pushes and what anonymous traffic writes stop short of a full disk; the pipeline's own writes
   // (sections, document states) do not, so what was accepted is still indexed from the space kept free.
   const guard = new DiskGuard(options.dataDir, options.minFreeDiskBytes ?? 0);
