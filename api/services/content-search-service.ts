@@ -39,15 +39,15 @@ export class ContentSearchService {
     const filterOk = (uid: string) => !filter || filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) });
     const phraseOk = (uid: string) => phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
     // Filters with NOW change meaning over time: only the others are cached across queries.
-    const verdicts = state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null);
+    // Without a filter or phrase every unit is allowed: no verdicts at all (an array the size of the index per query otherwise).
+    const restricted = filter !== null || phrases.length > 0;
+    const verdicts = restricted ? state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null) : new Int8Array(0);
     const phraseVerdicts = new Int8Array(phrases.length ? state.inverted.unitCount : 0);
     const judge = (u: number) => {
       if (verdicts[u] === 0) verdicts[u] = filterOk(state.units[u].uid) ? 1 : -1;
       if (verdicts[u] < 0 || phrases.length === 0) return;
       if (phraseVerdicts[u] === 0) phraseVerdicts[u] = phraseOk(state.units[u].uid) ? 1 : -1;
     };
-    // Without a filter or phrase every unit is allowed: skip the per-posting check.
-    const restricted = filter !== null || phrases.length > 0;
     // The costly part, judging units against the filter and phrases, runs first in slices that let
     // other requests in; scoring then only reads the verdicts. A unit published meanwhile has none
     // and is left out: it arrived after this search began.
