@@ -18,9 +18,8 @@ const FIELDS_BATCH = 500;
 const DOCS_PER_TURN = 100;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Pause between two passes of the background follower (startFollowing), and the longest one. */
+/** Pause between two passes of the background follower (startFollowing). */
 const FOLLOW_EVERY_MS = 200;
-const FOLLOW_PAUSE_MAX_MS = 2000;
 
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
 export const SEARCH_TIMEOUT_MS = 5000;
@@ -146,16 +145,15 @@ export class ContentEngine {
 
   /**
    * Keeps every index loaded and current in the background (warmAll every `everyMs` after the last
-   * pass ended, longer after a busy pass): a search then finds its index caught up and its vector lists
-   * trained, and only waits for what changed in the last moments. Idle cost: a list of the indexes and
-   * one indexed read of each index's change feed per pass.
+   * pass ended): a search then finds its index caught up and its vector lists trained, and only waits
+   * for what changed in the last moments. Idle cost: a list of the indexes and one indexed read of
+   * each index's change feed per pass.
    */
   startFollowing(onError: (err: unknown) => void, everyMs = FOLLOW_EVERY_MS, onFirstPass?: (ms: number) => void): void {
     if (this.following) return;
     const t0 = performance.now();
     let first = true;
     const pass = async () => {
-      const started = performance.now();
       try {
         await this.warmAll();
         if (first) onFirstPass?.(performance.now() - t0);
@@ -163,11 +161,7 @@ export class ContentEngine {
       } catch (err) {
         onError(err);
       }
-      // A pass with much to apply took the event loop from requests (accepting writes above all): the next
-      // one waits three times as long, at most FOLLOW_PAUSE_MAX_MS, so while documents stream in following
-      // takes about a quarter of the process and a search catches up the rest itself.
-      const pause = Math.min(FOLLOW_PAUSE_MAX_MS, Math.max(everyMs, 3 * (performance.now() - started)));
-      if (this.following) this.following = setTimeout(pass, pause);
+      if (this.following) this.following = setTimeout(pass, everyMs);
     };
     this.following = setTimeout(pass, 0);
   }
