@@ -20,6 +20,9 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Pause between two passes of the background follower (startFollowing). */
 const FOLLOW_EVERY_MS = 200;
+/** Share of the event loop requests may use before a background pass waits, and the longest wait. */
+const FOLLOW_BUSY_SHARE = 0.5;
+const FOLLOW_DEFER_MAX_MS = 10_000;
 
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
 export const SEARCH_TIMEOUT_MS = 5000;
@@ -145,21 +148,37 @@ export class ContentEngine {
 
   /**
    * Keeps every index loaded and current in the background (warmAll every `everyMs` after the last
-   * pass ended): a search then finds its index caught up and its vector lists trained, and only waits
-   * for what changed in the last moments. Idle cost: a list of the indexes and one indexed read of
-   * each index's change feed per pass.
+   * pass ended, unless requests keep the process busy): a search then finds its index caught up and its
+   * vector lists trained, and only waits for what changed in the last moments. Idle cost: a list of the
+   * indexes and one indexed read of each index's change feed per pass.
    */
   startFollowing(onError: (err: unknown) => void, everyMs = FOLLOW_EVERY_MS, onFirstPass?: (ms: number) => void): void {
     if (this.following) return;
     const t0 = performance.now();
     let first = true;
+    let elu = performance.eventLoopUtilization();
+    let ownMs = 0;
+    let lastPass = performance.now();
     const pass = async () => {
-      try {
-        await this.warmAll();
-        if (first) onFirstPass?.(performance.now() - t0);
-        first = false;
-      } catch (err) {
-        onError(err);
+      // Requests come first: while they keep the event loop busy (accepting a stream of writes), passes
+      // wait, at most FOLLOW_DEFER_MAX_MS, and a search catches up on its own meanwhile.
+      const now = performance.eventLoopUtilization();
+      const { active, idle } = performance.eventLoopUtilization(now, elu);
+      elu = now;
+      const others = Math.max(0, active - ownMs) / Math.max(1, active + idle);
+      ownMs = 0;
+      const busy = !first && others > FOLLOW_BUSY_SHARE && performance.now() - lastPass < FOLLOW_DEFER_MAX_MS;
+      if (!busy) {
+        const started = performance.now();
+        try {
+          await this.warmAll();
+          if (first) onFirstPass?.(performance.now() - t0);
+          first = false;
+        } catch (err) {
+          onError(err);
+        }
+        lastPass = performance.now();
+        ownMs = lastPass - started;
       }
       if (this.following) this.following = setTimeout(pass, everyMs);
     };
