@@ -107,6 +107,31 @@ describe('VectorSet', () => {
     for (const q of queries.slice(0, 5)) expect(set.top(q, 10).map((x) => x.unit)).toEqual(exactTop(vectors, q, 10));
   });
 
+  it('reads a number of vectors per query that grows with the root of the set, not with the set, at the same recall', () => {
+    // What a query reads is what `allow` is asked about: every live vector of the lists it scans.
+    const read = (n: number) => {
+      const vectors = clustered(n, 400, 9);
+      const set = new VectorSet();
+      vectors.forEach((v, u) => set.set(u, v));
+      set.prepare();
+      let asked = 0;
+      let found = 0;
+      const queries = clustered(20, 400, 10);
+      for (const q of queries) {
+        const got = set.top(q, 10, () => (asked++, true)).map((x) => x.unit);
+        const exact = new Set(exactTop(vectors, q, 10));
+        found += got.filter((u) => exact.has(u)).length;
+      }
+      return { perQuery: asked / queries.length, recall: found / (queries.length * 10) };
+    };
+    const small = read(16_000);
+    const large = read(64_000);
+    // 4x the vectors: about 2x the reading (a flat share of a fixed number of lists read 3.3x).
+    expect(large.perQuery / small.perQuery).toBeLessThan(2.6);
+    expect(large.perQuery).toBeLessThan(64_000 * 0.15);
+    expect(large.recall).toBeGreaterThan(0.9);
+  });
+
   it('trains in the background in short steps, never inside a query, and keeps what changed meanwhile', async () => {
     const n = ANN_MIN_VECTORS + 6000;
     const vectors: (Float32Array | null)[] = clustered(n + 1000, 200, 5);

@@ -13,7 +13,7 @@ type Fields = Record<string, FilterValue | FilterValue[]>;
  * Filters run inside the scan (VectorSet.top's `allow`): postings per field value mark the matching
  * slots first (cost: the number of matching points), so the scan only reads a typed array and a
  * filtered search costs about what an unfiltered one does. Below 4,000 vectors that is exact; above,
- * it searches the lists the IVF probes (about a sixth of the vectors, nearest first), so a filter
+ * it searches the lists the IVF probes (32 × the root of the set's vectors, nearest first), so a filter
  * matching very few, far-away points can return fewer than `limit` hits: the approximation the
  * unfiltered search makes, not a post-filter of a fixed candidate list.
  */
