@@ -34,6 +34,7 @@ import { operationsRouter } from './routes/operations.js';
 import { optionalKey, requireMetricsAccess, sameSiteChanges } from './middleware/operations-access.js';
 import { pushDocumentsRouter } from './routes/push-documents.js';
 import { ContentDocumentService } from './services/content-document-service.js';
+import type { IndexState } from '../shared/search/engine/index-state.js';
 import { ContentSearchService } from './services/content-search-service.js';
 import { ContentEngine } from '../shared/search/engine/content-engine.js';
 import { DocumentWriter } from '../shared/documents/document-writer.js';
@@ -190,7 +191,21 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/v1/admin', keyed, jsonBody({ limit: Math.min(ADMIN_BODY_BYTES, config.http.maxBodyBytes), limitName: 'admin requests' }));
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
-  app.use(contentSearchRouter(new ContentSearchService(engine)));
+  const contentSearch = new ContentSearchService(engine);
+  const warmUp = async (state: IndexState) => {
+    await widgetSearch.warm(state);
+    await contentSearch.warm(state);
+  };
+  app.locals.warmUp = warmUp;
+  engine.onGrown(async (state) => {
+    try {
+      await warmUp(state);
+    } catch (err) {
+      // Only a warm-up: the visitor's own search reports whatever this was.
+      log.warn({ err, index: state.index.uid }, 'search warm-up failed');
+    }
+  });
+  app.use(contentSearchRouter(contentSearch));
   app.use(adminRouter(storage, indexes, auth));
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
   app.use(adminSourcesRouter(new SourceService(storage, indexes, push, crawlQueue, { allowPrivate: config.crawl.allowPrivate })));

@@ -11,6 +11,9 @@ import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
 import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
 
+/** Searches a warm-up runs over an index that has grown. */
+const WARM_QUERIES = 8;
+
 /** Content search: DisMax BM25 over the boosted fields, Solr fq filters, one hit per document. */
 export class ContentSearchService {
   constructor(private readonly engine: ContentEngine) {}
@@ -26,6 +29,15 @@ export class ContentSearchService {
         throw new AppError('timeout', `Search of index '${state.index.uid}' was stopped: ${err.message}. Narrow it: fewer or shorter wildcards in filter (a leading '*' costs most), or fewer query terms`);
       }
       throw err;
+    }
+  }
+
+  /** Searches a few queries of the index's own words over it (ContentEngine.onGrown), every text field at boost 1. */
+  async warm(state: IndexState): Promise<void> {
+    const boosting = Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([f]) => `${f}^1`).join(' ');
+    if (!boosting) return;
+    for (const query of state.sampleQueries(WARM_QUERIES)) {
+      await this.rank(state, { index_uid: state.index.uid, query, boosting, filter: '', fields: [], limit: 10, tie: 0 }, this.engine.budget());
     }
   }
 

@@ -186,6 +186,16 @@ describe.each(['tool', 'ui'])('search interface, %s variant', (variant) => {
   });
 });
 
+describe('background warm-up', () => {
+  it('runs both legs and content search over an index without recording anything', async () => {
+    await svc.flushEvents();
+    const before = await footprint();
+    await svc.warmUp('kb');
+    await svc.flushEvents();
+    expect(await footprint()).toEqual(before);
+  });
+});
+
 describe('public-facing safety', () => {
   it('allows browsers only from the configured origins', async () => {
     const uid = await createConfig('ui', { allowed_origins: ['https://shop.example', 'https://*.help.example'] });

@@ -36,6 +36,8 @@ export interface TestService {
   embedder: Embedder;
   /** Authenticated JSON request against the running app. */
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Runs the background warm-up of an index (ContentEngine.onGrown) now; rejects when it fails. */
+  warmUp(indexUid: string): Promise<void>;
   /** Writes buffered search events now, instead of within the next 200 ms. */
   flushEvents(): Promise<void>;
   /** Row count of every table the storage keeps, whichever backend: what "left no trace" compares. */
@@ -114,6 +116,11 @@ export async function startTestService(options: {
   const service: TestService = {
     url, config, storage, queues, redis, prefix, dataDir, embedder,
     call: (method, path, body, headers) => callJson(url, method, path, body, headers),
+    async warmUp(indexUid) {
+      const state = await (app.locals.engine as ContentEngine).state(indexUid);
+      if (!state) throw new Error(`no index '${indexUid}' to warm up`);
+      await (app.locals.warmUp as (s: typeof state) => Promise<void>)(state);
+    },
     flushEvents: () => flushApp(app),
     tableCounts: () => tableCounts(config),
     async keywordUids(indexUid, query, fields, limit = 10) {

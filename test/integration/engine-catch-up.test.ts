@@ -79,4 +79,28 @@ describe('the content engine on the event loop', () => {
       engine.stopFollowing();
     }
   }, 180_000);
+
+  it('warms an index up in the background when it is first loaded and each time it has doubled, with searches of its own words', async () => {
+    const engine = new ContentEngine(svc.storage, null);
+    const warmed: { units: number; queries: string[] }[] = [];
+    engine.onGrown(async (state) => {
+      warmed.push({ units: state.units.length, queries: state.sampleQueries(4) });
+    });
+    const firstPass = new Promise<void>((resolve) => engine.startFollowing((err) => { throw err; }, 20, () => resolve()));
+    try {
+      await firstPass;
+      expect(warmed.length).toBe(1);
+      expect(warmed[0].units).toBeGreaterThanOrEqual(DOCS);
+      expect(warmed[0].queries).toHaveLength(4);
+      for (const q of warmed[0].queries) expect(q).toMatch(/^Paragraph \d+$/);
+      // Rewriting every document adds as many units again (old ones stay as tombstones): doubled.
+      await push('quinces');
+      expect(await waitFor(async () => warmed.length === 2, 60_000)).toBe(true);
+      // Passes that find nothing new warm nothing.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(warmed.length).toBe(2);
+    } finally {
+      engine.stopFollowing();
+    }
+  }, 180_000);
 });

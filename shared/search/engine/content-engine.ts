@@ -47,6 +47,9 @@ export class ContentEngine {
   private following: NodeJS.Timeout | null = null;
   /** The change-feed position each index was at in the previous background pass. */
   private readonly passedAt = new WeakMap<IndexState, number>();
+  /** Units each index held when it was last warmed up (see `onGrown`). */
+  private readonly warmedAt = new WeakMap<IndexState, number>();
+  private warmers: ((state: IndexState) => Promise<void>)[] = [];
 
   /**
    * `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector.
@@ -96,6 +99,15 @@ export class ContentEngine {
     return this.states.get(indexId)?.seq ?? null;
   }
 
+  /**
+   * Runs `warm` in the background after a pass finds an index loaded for the first time or twice as
+   * large as when it was last warmed (and its vectors trained): searches run over it there, so a
+   * visitor's first search after a load finds the code compiled and everything lazily built, built.
+   */
+  onGrown(warm: (state: IndexState) => Promise<void>): void {
+    this.warmers.push(warm);
+  }
+
   /** A fresh time budget for one search over the loaded indexes. */
   budget(): SearchBudget {
     return new SearchBudget(this.searchTimeoutMs);
@@ -134,6 +146,11 @@ export class ContentEngine {
         const settled = this.passedAt.get(state) === state.seq;
         this.passedAt.set(state, state.seq);
         await this.memory?.train(index.uid, nextTurn, settled);
+        const units = state.units.length;
+        if (units > 0 && units >= 2 * (this.warmedAt.get(state) ?? 0)) {
+          this.warmedAt.set(state, units);
+          for (const warm of this.warmers) await warm(state);
+        }
       }
       onIndex?.(index.uid, performance.now() - t0);
     }

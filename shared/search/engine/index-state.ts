@@ -95,6 +95,21 @@ export class IndexState {
     return null;
   }
 
+  /**
+   * Up to `n` short queries made of the index's own words (the opening words of sections spread over
+   * the index): what a warm-up searches for, so it walks real posting lists and finds real vectors.
+   */
+  sampleQueries(n: number): string[] {
+    const out: string[] = [];
+    const count = this.units.length;
+    for (let i = 0; i < n && count > 0; i++) {
+      const unit = this.units[Math.floor(((i + 0.5) * count) / n)];
+      const words = unit?.section.text.split(/\s+/).filter(Boolean).slice(0, 2).join(' ');
+      if (words) out.push(words);
+    }
+    return out;
+  }
+
   /** The verdict array for a filter, shared across queries (or a fresh one when `key` is null). */
   filterVerdicts(key: string | null): Int8Array {
     if (key === null) return new Int8Array(this.inverted.unitCount);
