@@ -3,16 +3,21 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ensureDeps } from './ensure-deps.mjs';
 import { ensureWeb } from './build-web.mjs';
 import { ensureWidget } from './build-widget.mjs';
+import { ensureServer } from './build-server.mjs';
 import { REDIS_HELP, findRedisServer, freePort, startRedis } from './redis-launcher.mjs';
 
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (m) => console.log(`[quarry] ${m}`);
 ensureDeps();
 await ensureWeb();
 await ensureWidget();
+// Processes start from compiled JavaScript (dist/), built here when a source changed since.
+await ensureServer();
 
 const dataDir = resolve(process.env.QUARRY_DATA_DIR || './data');
 mkdirSync(dataDir, { recursive: true });
@@ -55,7 +60,7 @@ function run(name, script) {
   let restarts = 0;
   const launch = () => {
     const started = Date.now();
-    const child = spawn(node, ['--import', 'tsx', script], { env, stdio: 'inherit' });
+    const child = spawn(node, ['--enable-source-maps', join(root, script)], { env, stdio: 'inherit' });
     children.add(child);
     child.on('exit', (code, signal) => {
       children.delete(child);
@@ -73,9 +78,9 @@ function run(name, script) {
   launch();
 }
 
-run('api', 'api/main.ts');
-run('worker', 'workers/main.ts');
-run('generator', 'workers/generator-main.ts');
+run('api', 'dist/api/main.js');
+run('worker', 'dist/workers/main.js');
+run('generator', 'dist/workers/generator-main.js');
 
 const port = env.PORT || '8080';
 const url = `http://localhost:${port}`;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../shared/config/config.js';
 // @ts-expect-error plain-JS launcher shared with `npm start`
 import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
+import { ensureServer } from '../build-server.mjs';
 
 const freePort = freePortJs as () => Promise<number>;
 const startRedis = startRedisJs as (o: { binary: string; dir: string; port: number }) => Promise<ChildProcess>;
@@ -78,7 +79,10 @@ export interface NodeChild {
 function spawnNode(name: string, script: string, cwd: string, env: NodeJS.ProcessEnv): NodeChild {
   // BENCH_NODE_ARGS: extra node flags for the service's processes, e.g. '--cpu-prof --cpu-prof-dir=prof' (not allowed in NODE_OPTIONS).
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const proc = spawn(process.execPath, [...extra, '--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As `npm start` runs them: compiled (dist/, built by startStack); tsx only for a TypeScript module BENCH_NODE_ARGS imports.
+  const loader = extra.some((a) => a.endsWith('.ts')) ? ['--import', 'tsx'] : [];
+  const compiled = join('dist', script.replace(/\.ts$/, '.js'));
+  const proc = spawn(process.execPath, [...extra, ...loader, '--enable-source-maps', compiled], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const child: NodeChild = {
     name, proc, pid: proc.pid!, lines: [], unexpectedExit: null,
     stop: async () => {
@@ -167,6 +171,7 @@ export async function startStack(root: string, cleanup: Cleanup, extraEnv: Recor
     QUARRY_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`,
     QUARRY_MASTER_KEY: masterKey, QUARRY_LOG_LEVEL: 'warn', QUARRY_REDIS_PREFIX: 'bench', ...extraEnv,
   });
+  await ensureServer();
   const api = spawnNode('api', 'api/main.ts', root, env);
   cleanup.add('stop api', () => api.stop());
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -235,7 +240,7 @@ export function cpuTimeMs(pid: number, { descendants = true } = {}): number {
 export function apiPids(stack: Stack): number[] {
   return processTree(stack.api.pid).filter((p) => {
     try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('api/main.ts');
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('api/main.js');
     } catch {
       return false;
     }

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { z } from 'zod';
+import { projectRoot } from './project-root.js';
 
 /**
  * The only reader of process.env. Every variable is listed here once, parsed once at start,
@@ -127,9 +127,9 @@ function buildConfig(e: z.output<typeof envSchema>) {
       dashboard: e.QUARRY_DASHBOARD,
       trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
       /** The built web app served at /app/. */
-      webDir: e.QUARRY_WEB_DIR ? resolve(e.QUARRY_WEB_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist'),
+      webDir: e.QUARRY_WEB_DIR ? resolve(e.QUARRY_WEB_DIR) : resolve(projectRoot(), 'web/dist'),
       /** The built widget served at /widget.js (npm run build:widget). */
-      widgetDir: e.QUARRY_WIDGET_DIR ? resolve(e.QUARRY_WIDGET_DIR) : resolve(dirname(fileURLToPath(import.meta.url)), '../../widget/dist'),
+      widgetDir: e.QUARRY_WIDGET_DIR ? resolve(e.QUARRY_WIDGET_DIR) : resolve(projectRoot(), 'widget/dist'),
       /** API processes sharing the port (node:cluster); 1 runs the API in the started process itself. */
       processes: e.QUARRY_API_PROCESSES,
     },

