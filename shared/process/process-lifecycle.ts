@@ -36,13 +36,23 @@ export function drainOnce(stop: () => Promise<void>, log: { info: (o: object, m:
   };
 }
 
-/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal or 9.5 s forces the exit. */
+/**
+ * A second signal within this time is the same request arriving twice, not an impatient operator:
+ * Ctrl-C in `npm start`'s terminal sends SIGINT to the whole process group, and npm start then sends
+ * its children SIGTERM as well.
+ */
+const SAME_REQUEST_MS = 1000;
+
+/** Runs `stop` once on SIGTERM/SIGINT, then exits; a second signal (a second after the first) or 9.5 s forces the exit. */
 export function onShutdown(stop: () => Promise<void>, log: { info: (o: object, m: string) => void }): void {
-  let signalled = false;
+  let signalledAt: number | null = null;
   const drain = drainOnce(stop, log);
   const handler = (signal: string) => {
-    if (signalled) process.exit(1);
-    signalled = true;
+    if (signalledAt !== null) {
+      if (Date.now() - signalledAt >= SAME_REQUEST_MS) process.exit(1);
+      return;
+    }
+    signalledAt = Date.now();
     drain(signal);
   };
   process.on('SIGTERM', () => handler('SIGTERM'));

@@ -46,4 +46,19 @@ describe('SIGTERM on a worker', () => {
       await stopProcess(again, 'SIGKILL');
     }
   });
+
+  it('drains as well when SIGINT and SIGTERM arrive together (Ctrl-C in npm start\'s terminal)', { timeout: 90_000 }, async () => {
+    const workerEnv = { ...env, QUARRY_DATA_DIR: svc.dataDir, QUARRY_REDIS_PREFIX: svc.prefix, REDIS_URL: svc.config.redis.url };
+    const worker = await spawnWorker(workerEnv);
+    const documents = Array.from({ length: 100 }, (_, i) => ({ uid: `twice${i}`, title: `Doc ${i}`, content: `<p>other words ${i} here</p>` }));
+    expect((await svc.call('POST', '/v2/indexes/drain/documents', { documents })).body.accepted).toBe(100);
+    expect(await waitFor(async () => (await svc.queues.embed.getJobCounts('active')).active > 0, 20_000, 10)).toBe(true);
+    const exited = new Promise<number | null>((r) => worker.once('exit', (code) => r(code)));
+    worker.kill('SIGINT');
+    worker.kill('SIGTERM');
+    // A second signal forced exit code 1 at once, dropping the jobs in flight to the stalled-job check.
+    expect(await exited).toBe(0);
+    const counts = await Promise.all((['index', 'embed'] as const).map((q) => svc.queues[q].getJobCounts('active', 'failed')));
+    expect(counts.every((c) => c.active === 0 && c.failed === 0)).toBe(true);
+  });
 });
