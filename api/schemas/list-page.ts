@@ -1,3 +1,5 @@
+/// <reference types="node" />
+// The widget type-checks against these schemas (its responses), in a project without Node types: this file uses Buffer.
 import { z } from 'zod';
 import type { CreatedKey, ListPage } from '../../shared/storage/ports/list-page.js';
 
