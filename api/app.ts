@@ -31,7 +31,9 @@ import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
 import { contentSearchRouter } from './routes/content-search.js';
 import { operationsRouter } from './routes/operations.js';
-import { optionalKey, requireMetricsAccess, sameSiteChanges } from './middleware/operations-access.js';
+import { optionalKey, requireMetricsAccess } from './middleware/operations-access.js';
+import { DASHBOARD_PATH, dashboardAccess } from './middleware/dashboard-access.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { pushDocumentsRouter } from './routes/push-documents.js';
 import { ContentDocumentService } from './services/content-document-service.js';
 import type { IndexState } from '../shared/search/engine/index-state.js';
@@ -150,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     subscriber.disconnect();
   };
 
+  app.use(securityHeaders);
   app.use(requestLog(log));
   app.use(httpMetrics(registry));
   app.use(rejectNulInUrl);
@@ -176,9 +179,12 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
 
   if (config.http.dashboard) {
     const board = new ExpressAdapter();
-    board.setBasePath('/admin/queues');
+    board.setBasePath(DASHBOARD_PATH);
     createBullBoard({ queues: [...PIPELINE_QUEUES.map((n) => new BullMQAdapter(queues[n])), new BullMQAdapter(crawlQueue)], serverAdapter: board });
-    app.use('/admin/queues', sameSiteChanges, requireKey(auth, { challenge: true, sessions }), requirePermission('admin'), board.getRouter());
+    // bull-board's router is an Express app of its own, which would announce itself.
+    const dashboard = board.getRouter() as Express;
+    dashboard.disable('x-powered-by');
+    app.use(DASHBOARD_PATH, ...dashboardAccess(auth, sessions, secret), dashboard);
   }
 
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Config } from '../shared/config/config.js';
+import { RAW_SECURITY_HEADERS } from './middleware/security-headers.js';
 
 /** Headers must be complete within this (or the request timeout, if shorter): a slow-loris of headers holds nothing long. */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -41,7 +42,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     const body = JSON.stringify({ code: status, message });
     socket.write(
       `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json; charset=utf-8\r\n${RAW_SECURITY_HEADERS}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

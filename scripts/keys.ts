@@ -1,12 +1,12 @@
 // API keys from the command line, through the running service's admin API (the routes the web app uses),
 // or straight on the storage when no server is running (bootstrap):
-//   npm run keys -- create --name pusher --permissions read,write [--indexes docs,blog]
+//   npm run keys -- create --name pusher --permissions read,write [--indexes docs,blog]   (an admin key takes no --indexes)
 //   npm run keys -- list
 //   npm run keys -- revoke <id>
 // Options --url (or QUARRY_URL, default http://localhost:$PORT) and --key (or QUARRY_MASTER_KEY, default:
 // the data folder's master-key).
 import { parseArgs } from 'node:util';
-import { createApiKey } from '../shared/auth/api-keys.js';
+import { createApiKey, scopeOf } from '../shared/auth/api-keys.js';
 import { loadConfig } from '../shared/config/config.js';
 import { AppError } from '../shared/errors/app-error.js';
 import { createKeySchema } from '../api/schemas/admin-schemas.js';
@@ -47,7 +47,7 @@ async function create() {
 async function show() {
   const keys: KeyRow[] = await viaApiOrStorage(client, config,
     () => listAll<KeyRow>(client, '/v1/admin/keys', 'keys'),
-    async (storage) => (await storage.keys.list()).map((k) => ({ ...k, revoked_at: iso(k.revokedAt), last_used_at: iso(k.lastUsedAt) })));
+    async (storage) => (await storage.keys.list()).map((k) => ({ ...k, indexes: scopeOf(k), revoked_at: iso(k.revokedAt), last_used_at: iso(k.lastUsedAt) })));
   for (const k of keys) {
     const used = k.last_used_at ? `last used ${k.last_used_at}` : 'never used';
     console.log(`${k.id}  ${k.prefix}…  ${k.name}  [${k.permissions.join(',')}]  ${k.indexes?.join(',') ?? '*'}  ${used}${k.revoked_at ? '  (revoked)' : ''}`);

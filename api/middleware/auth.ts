@@ -3,7 +3,7 @@ import { allows, type Authenticator, type Principal } from '../../shared/auth/ap
 import { AppError } from '../../shared/errors/app-error.js';
 import type { WebSessions } from '../../shared/auth/web-sessions.js';
 import type { Permission } from '../../shared/storage/ports/key-store.js';
-import { authenticateSession, isSafeMethod, SESSION_EXPIRED, sessionTokenOf } from './session-auth.js';
+import { authenticateSession, type CsrfHeader, isSafeMethod, SESSION_EXPIRED, sessionTokenOf } from './session-auth.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -27,6 +27,8 @@ export interface KeyOptions {
   sessions?: WebSessions;
   /** Accept the cookie only on GET/HEAD/OPTIONS (routes the web app only reads). */
   sessionsReadOnly?: boolean;
+  /** Where a session's CSRF token comes on a change, when not the web app's X-CSRF-Token (the queue dashboard). */
+  csrf?: CsrfHeader;
 }
 
 export function requireKey(auth: Authenticator, o: KeyOptions = {}) {
@@ -34,7 +36,7 @@ export function requireKey(auth: Authenticator, o: KeyOptions = {}) {
     const secret = secretOf(req);
     const principal =
       secret === undefined && o.sessions && (!o.sessionsReadOnly || isSafeMethod(req))
-        ? await sessionPrincipal(o.sessions, req, res)
+        ? await sessionPrincipal(o.sessions, req, res, o.csrf)
         : await auth.authenticate(secret);
     if (!principal) {
       if (o.challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
@@ -46,8 +48,8 @@ export function requireKey(auth: Authenticator, o: KeyOptions = {}) {
   };
 }
 
-async function sessionPrincipal(sessions: WebSessions, req: Request, res: Response): Promise<Principal | null> {
-  const session = await authenticateSession(sessions, req, res);
+async function sessionPrincipal(sessions: WebSessions, req: Request, res: Response, csrf?: CsrfHeader): Promise<Principal | null> {
+  const session = await authenticateSession(sessions, req, res, csrf);
   return session ? sessions.principalOf(session) : null;
 }
 

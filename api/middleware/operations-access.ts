@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { allows, type Authenticator } from '../../shared/auth/api-keys.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { secretOf } from './auth.js';
-import { isSafeMethod, refuseCrossSite, sameToken } from './session-auth.js';
+import { sameToken } from './session-auth.js';
 
 /** Whether the request was made with a key holding `admin` (set by optionalKey or requireKey). */
 export const isAdmin = (req: Request) => req.principal !== undefined && allows(req.principal, 'admin');
@@ -30,13 +30,3 @@ export function requireMetricsAccess(token: string | undefined): RequestHandler 
     throw new AppError('invalid_api_key', 'Metrics need the metrics bearer token or a key with the admin permission (docs/security.md)');
   };
 }
-
-/**
- * The dashboard (bull-board) changes queues with POST and PUT. A browser sends Basic credentials and
- * cookies with cross-site requests, so a change must come from a page of this server (Origin and
- * Sec-Fetch-Site, as the web app's session routes check); a session also needs its CSRF token there.
- */
-export const sameSiteChanges: RequestHandler = (req, _res, next) => {
-  if (!isSafeMethod(req)) refuseCrossSite(req);
-  next();
-};

@@ -12,6 +12,13 @@ declare module 'express-serve-static-core' {
 }
 
 export const SESSION_COOKIE = 'quarry_session';
+/** Where a page sends its session's CSRF token on a state-changing request, and what a request without it is told. */
+export interface CsrfHeader {
+  name: string;
+  missing: string;
+}
+/** The web app's. */
+const WEB_APP_CSRF: CsrfHeader = { name: 'x-csrf-token', missing: 'Missing or wrong X-CSRF-Token header: reload the app' };
 export const SESSION_EXPIRED = 'Not signed in, or the session expired or was ended: sign in again';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const isSafeMethod = (req: Request) => SAFE_METHODS.has(req.method);
@@ -63,15 +70,15 @@ export function sameToken(given: string | undefined, expected: string): boolean 
  * CSRF token: SameSite=Strict already keeps the cookie off cross-site requests, the token covers
  * browsers and sibling sub-domains that SameSite does not.
  */
-export async function authenticateSession(sessions: WebSessions, req: Request, res: Response): Promise<SessionRecord | null> {
+export async function authenticateSession(sessions: WebSessions, req: Request, res: Response, csrf: CsrfHeader = WEB_APP_CSRF): Promise<SessionRecord | null> {
   const token = sessionTokenOf(req);
   if (token === undefined) return null;
   const found = await sessions.resolve(token);
   if (!found) return null;
   const { session, slid } = found;
   refuseCrossSite(req);
-  if (!isSafeMethod(req) && !sameToken(req.get('x-csrf-token'), session.csrfToken)) {
-    throw new AppError('forbidden', 'Missing or wrong X-CSRF-Token header: reload the app');
+  if (!isSafeMethod(req) && !sameToken(req.get(csrf.name), session.csrfToken)) {
+    throw new AppError('forbidden', csrf.missing);
   }
   // A session whose expiry slid forward gets a cookie that lives as long.
   if (slid) setSessionCookie(req, res, token, session.expiresAt);

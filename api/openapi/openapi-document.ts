@@ -260,7 +260,7 @@ const paths = {
     },
   },
   '/v1/admin/keys': {
-    post: { summary: 'Create an API key (secret shown once)', security: auth, requestBody: { required: true, content: json(createKeySchema) }, responses: { '201': ok('Created', createdKeySchema), '400': err('Invalid request'), ...common } },
+    post: { summary: 'Create an API key (secret shown once)', description: 'A key with `admin` may use every index: `indexes` with `admin` is a 400 naming `indexes`. The key list shows `indexes: null` for every admin key.', security: auth, requestBody: { required: true, content: json(createKeySchema) }, responses: { '201': ok('Created', createdKeySchema), '400': err('Invalid request'), ...common } },
     get: { summary: 'List API keys (no secrets), oldest first, a page at a time', security: auth, parameters: queryParams(keyListQuerySchema), responses: { '200': ok('Keys', page('keys', keyViewSchema)), ...pageErrors, ...common } },
   },
   '/v1/admin/keys/{id}': {
@@ -344,13 +344,13 @@ const paths = {
 export function openApiDocument() {
   return {
     openapi: '3.1.0',
-    info: { title: 'Quarry', version: '0.1.0', description: 'Self-hosted AI search. Errors are always `{code, message}` (plus `error`, a stable name, and sometimes `details`).' },
+    info: { title: 'Quarry', version: '0.1.0', description: 'Self-hosted AI search. Errors are always `{code, message}` (plus `error`, a stable name, and sometimes `details`). Every response carries `X-Frame-Options: DENY`, `X-Content-Type-Options: nosniff`, `Referrer-Policy` and a Content-Security-Policy with `frame-ancestors \'none\'`.' },
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         session: {
           type: 'apiKey', in: 'cookie', name: 'quarry_session',
-          description: 'The web app\'s session (POST /v1/admin/session). Accepted wherever an admin key is: /v1/admin, /v1/content, reading /v2 (GET), conversation listings and /admin/queues. Every POST, PUT, PATCH and DELETE with it must send the session\'s `csrf_token` as `X-CSRF-Token` (403 otherwise).',
+          description: 'The web app\'s session (POST /v1/admin/session). Accepted wherever an admin key is: /v1/admin, /v1/content, reading /v2 (GET), conversation listings and /admin/queues. Every POST, PUT, PATCH and DELETE with it must send the session\'s `csrf_token` as `X-CSRF-Token` (403 otherwise); on /admin/queues as `X-XSRF-TOKEN`, which the dashboard\'s page sends from its `XSRF-TOKEN` cookie, as it does for Basic credentials.',
         },
       },
     },

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { createApiKey, type Authenticator } from '../../shared/auth/api-keys.js';
+import { createApiKey, scopeOf, type Authenticator } from '../../shared/auth/api-keys.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { indexDefinitionSchema } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
@@ -28,7 +28,7 @@ export function adminRouter(storage: Storage, indexes: IndexService, auth: Authe
     const page = pageOf(await storage.keys.list(storePage(q)), q.limit, createdCursor, (k) => k);
     res.json({
       keys: page.rows.map((k) => ({
-        id: k.id, name: k.name, prefix: k.prefix, permissions: k.permissions, indexes: k.indexes,
+        id: k.id, name: k.name, prefix: k.prefix, permissions: k.permissions, indexes: scopeOf(k),
         created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt), last_used_at: iso(k.lastUsedAt),
       })),
       next_cursor: page.next_cursor,

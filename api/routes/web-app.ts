@@ -2,15 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import express, { Router, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
-
-/** Nothing but this server's own files: no inline script, no other origin, no framing. */
-const SECURITY_HEADERS = {
-  'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-};
+import { pagePolicy, WEB_APP_POLICY } from '../middleware/security-headers.js';
 
 /** esbuild names assets by content hash, so a name never changes meaning: cache for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -29,8 +21,7 @@ export function webAppRouter(webDir: string): Router {
     res.redirect(302, '/app/');
   });
 
-  r.use('/app', (req, res, next) => {
-    res.set(SECURITY_HEADERS);
+  r.use('/app', pagePolicy(WEB_APP_POLICY), (req, res, next) => {
     // "/app" alone would resolve the app's relative asset URLs against "/".
     if (req.originalUrl === '/app' || req.originalUrl.startsWith('/app?')) return res.redirect(301, '/app/');
     next();

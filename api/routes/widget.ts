@@ -18,7 +18,6 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Cross-Origin-Resource-Policy': 'cross-origin',
-  'X-Content-Type-Options': 'nosniff',
 };
 
 interface Bundle {

@@ -5,7 +5,13 @@ import { createdCursor, pageQuerySchema, uidCursor } from './list-page.js';
 export const createKeySchema = z.strictObject({
   name: z.string().min(1, 'must not be empty').max(200),
   permissions: z.array(z.enum(['read', 'write', 'admin'])).min(1, 'give at least one of read, write, admin'),
-  indexes: z.array(indexUidSchema).max(1000).nullish(),
+  indexes: z.array(indexUidSchema).max(1000).nullish()
+    .describe('Limits read and write to these indexes; absent or null: all. A key with admin may use every index, so it takes none.'),
+}).superRefine((k, ctx) => {
+  // admin passes every permission check on every index (allows()): a scope on it would be stored and ignored.
+  if (k.permissions.includes('admin') && k.indexes?.length) {
+    ctx.addIssue({ code: 'custom', path: ['indexes'], message: 'must be absent for a key with admin, which applies to every index; leave admin out to limit read and write to these indexes' });
+  }
 });
 
 export const keyViewSchema = z.object({

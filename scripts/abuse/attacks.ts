@@ -66,6 +66,8 @@ const json = (method: string, path: string, body: unknown, headers: Record<strin
 });
 const get = (path: string, headers: Record<string, string> = {}): Sent => ({ method: 'GET', path, headers: { ...ATTACKER, ...headers } });
 const keyed = (t: AbuseTarget) => ({ 'x-api-key': t.key });
+/** The key as Basic credentials, as a browser remembers them for the queue dashboard. */
+const remembered = (t: AbuseTarget) => ({ authorization: `Basic ${Buffer.from(`admin:${t.key}`).toString('base64')}` });
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 
 function attack(a: Omit<Attack, 'run' | 'budgetMs'> & { budgetMs: number | ((l: Limits) => number); sent: (t: AbuseTarget) => Sent }): Attack {
@@ -181,6 +183,12 @@ const PUBLIC: Attack[] = [
     sent: () => json('POST', '/v1/admin/session', { key: 'k'.repeat(MB) }) }),
   attack({ id: 'sign-in-deep-json', group: 'public', route: 'POST /v1/admin/session', input: 'body nested 10,000 arrays deep', expect: [400, 429], budgetMs: BUDGET.refuse,
     sent: () => json('POST', '/v1/admin/session', `{"key":${deepArray(10_000)}}`) }),
+  attack({ id: 'web-app-deep-path', group: 'public', route: 'GET /app/{path}', input: "a page path of 2,000 segments ('a/' x 2000), asked for as HTML", expect: [200], budgetMs: BUDGET.refuse,
+    sent: () => get(`/app/${'a/'.repeat(2000)}`, { accept: 'text/html' }) }),
+  attack({ id: 'root-redirect-html', group: 'public', route: 'GET /', input: 'Accept: text/html (the redirect has an HTML body)', expect: [302], budgetMs: BUDGET.refuse,
+    sent: () => get('/', { accept: 'text/html' }) }),
+  attack({ id: 'dashboard-anonymous', group: 'public', route: 'GET /admin/queues', input: 'no credentials, asked for as HTML', expect: [401], budgetMs: BUDGET.refuse,
+    sent: () => get('/admin/queues', { accept: 'text/html' }) }),
   {
     id: 'sign-in-flood', group: 'public', route: 'POST /v1/admin/session', input: '30 wrong keys from one address, 10 at a time', expect: [401, 429], budgetMs: () => BUDGET.bigBody,
     async run(t) {
@@ -306,6 +314,15 @@ const KEYED: Attack[] = [
     sent: (t) => get('/v1/admin/indexes/%C0%AF', keyed(t)) }),
   attack({ id: 'admin-index-huge-uid', group: 'keyed', route: 'POST /v1/admin/indexes', input: 'uid of 100,000 characters', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => json('POST', '/v1/admin/indexes', { uid: 'x'.repeat(100_000) }, keyed(t)) }),
+  attack({ id: 'dashboard-page', group: 'keyed', route: 'GET /admin/queues/queue/{name}', input: 'the page with Basic credentials, a queue name of 2,000 characters', expect: [200], budgetMs: BUDGET.refuse,
+    sent: (t) => get(`/admin/queues/queue/${'q'.repeat(2000)}`, { accept: 'text/html', ...remembered(t) }) }),
+  attack({ id: 'dashboard-static-directory', group: 'keyed', route: 'GET /admin/queues/static', input: 'a directory of its static files (serve-static redirects with an HTML body)', expect: [301], budgetMs: BUDGET.refuse,
+    sent: (t) => get('/admin/queues/static', { accept: 'text/html', ...remembered(t) }) }),
+  attack({ id: 'dashboard-pause-without-token', group: 'keyed', route: 'PUT /admin/queues/api/queues/pause', input: 'remembered Basic credentials from its own origin, no X-XSRF-TOKEN (a framed or forged click)', expect: [403], budgetMs: BUDGET.refuse,
+    finding: 'issue 22: this paused every queue (200); now 403',
+    sent: (t) => ({ method: 'PUT', path: '/admin/queues/api/queues/pause', headers: { ...ATTACKER, ...remembered(t), origin: t.url, 'sec-fetch-site': 'same-origin' } }) }),
+  attack({ id: 'dashboard-pause-other-port', group: 'keyed', route: 'PUT /admin/queues/api/queues/pause', input: 'remembered Basic credentials from a page on another port of the same host', expect: [403], budgetMs: BUDGET.refuse,
+    sent: (t) => ({ method: 'PUT', path: '/admin/queues/api/queues/pause', headers: { ...ATTACKER, ...remembered(t), origin: `http://${new URL(t.url).hostname}:1`, 'sec-fetch-site': 'same-site' } }) }),
   attack({ id: 'keyed-huge-api-key', group: 'keyed', route: 'POST /v1/content/search', input: 'X-API-Key of 15 KB', expect: [401, 431], budgetMs: BUDGET.refuse,
     sent: () => json('POST', '/v1/content/search', { index_uid: 'abuse-content', query: 'x', boosting: 'body' }, { 'x-api-key': 'k'.repeat(15_000) }) }),
 ];

@@ -21,6 +21,8 @@ export interface Answer {
   ms: number;
   /** Only the status line was read (a stalled reader): the body's shape is not judged. */
   unread?: boolean;
+  /** The response's headers, when the client parsed them (node:http); raw-socket attacks leave them out. */
+  headers?: http.IncomingHttpHeaders;
 }
 
 export function send(base: string, r: Sent, timeoutMs = 180_000): Promise<Answer> {
@@ -39,8 +41,9 @@ export function send(base: string, r: Sent, timeoutMs = 180_000): Promise<Answer
     const req = http.request({ host: u.hostname, port: Number(u.port), method: r.method, path: r.path, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', () => done({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
+      const answer = () => ({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8'), headers: res.headers });
+      res.on('end', () => done(answer()));
+      res.on('error', () => done(answer()));
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     // A server answering early (413, 401) and closing mid-body is an outcome, not an error here.

@@ -1,6 +1,6 @@
 // Runs one attack while probe requests (GET /healthz and a normal widget search, from another client
 // address) go to the same service, and judges it: every answer one the spec allows, each 4xx with
-// {code, message}, every probe answered 200, and for attacks holding connections, probes answered while
+// {code, message}, every answer (attack or probe) with the security headers, every probe answered 200, and for attacks holding connections, probes answered while
 // they still held them. The time against the attack's budget is measured and reported, not judged here.
 import { performance } from 'node:perf_hooks';
 import { ATTACKS, type Attack, type Limits } from './attacks.js';
@@ -34,9 +34,27 @@ export interface AttackReport {
   problems: string[];
 }
 
+/**
+ * What every response of the service carries, pages above all (issue 22: the queue dashboard could be framed):
+ * no framing, no sniffing, a Referrer-Policy, and nothing naming the framework.
+ */
+export function securityHeaderProblems(a: Answer): string[] {
+  const h = a.headers;
+  if (!h) return [];
+  const page = a.contentType.startsWith('text/html') ? 'HTML ' : '';
+  const problems: string[] = [];
+  if (!/(^|;)\s*frame-ancestors 'none'/.test(String(h['content-security-policy'] ?? ''))) problems.push('no CSP frame-ancestors \'none\'');
+  if (h['x-frame-options'] !== 'DENY') problems.push(`X-Frame-Options ${h['x-frame-options']}`);
+  if (h['x-content-type-options'] !== 'nosniff') problems.push(`X-Content-Type-Options ${h['x-content-type-options']}`);
+  if (!h['referrer-policy']) problems.push('no Referrer-Policy');
+  if (h['x-powered-by'] !== undefined) problems.push(`X-Powered-By ${h['x-powered-by']}`);
+  return problems.length ? [`${page}${a.status} answer's headers: ${problems.join(', ')}`] : [];
+}
+
 function judge(attack: Attack, answers: Answer[]): string[] {
   const problems: string[] = [];
   for (const a of answers) {
+    problems.push(...securityHeaderProblems(a));
     if (!attack.expect.includes(a.status)) problems.push(`answered ${a.status} (allowed: ${attack.expect.join(', ')}): ${a.body.slice(0, 200)}`);
     else if (a.status >= 400 && !a.unread) {
       let body: { code?: unknown; message?: unknown } | null = null;
@@ -58,6 +76,8 @@ export async function runAttack(attack: Attack, t: AbuseTarget, limits: Limits):
     await Promise.all(PROBES.map(async (p) => {
       probes.sent++;
       const a = await send(t.url, p.sent(t), 60_000);
+      const headers = securityHeaderProblems(a);
+      if (headers.length && problems.length < 5) problems.push(`probe ${p.name}: ${headers[0]}`);
       if (a.status !== 200) {
         if (problems.length < 5) problems.push(`probe ${p.name} answered ${a.status}: ${a.body.slice(0, 150)}`);
         return;

@@ -24,6 +24,13 @@ export async function createApiKey(store: KeyStore, input: { name: string; permi
   return { id, name: input.name, key: secret, permissions, indexes };
 }
 
+/**
+ * The indexes a key is limited to, null for all. A key with admin may use every index, whatever scope was stored
+ * for it before the admin API refused that combination, so that scope is not shown as if it applied.
+ */
+export const scopeOf = (k: { permissions: readonly string[]; indexes: string[] | null }): string[] | null =>
+  (k.permissions.includes('admin') ? null : k.indexes);
+
 export interface Principal {
   keyId: string;
   name: string;

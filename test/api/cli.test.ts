@@ -115,6 +115,15 @@ describe('keys CLI against a running server', () => {
     expect(bad.stderr).toContain('permissions.1');
   });
 
+  it('refuses an admin key with --indexes, through the server and straight on a data folder (issue 22)', async () => {
+    const through = await run('keys', ['create', '--name', 'x', '--permissions', 'admin', '--indexes', 'docs'], { QUARRY_URL: svc.url, QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_DATA_DIR: freshDataDir() });
+    expect(through.code).toBe(1);
+    expect(through.stderr).toContain('indexes: must be absent for a key with admin');
+    const straight = await run('keys', ['create', '--name', 'x', '--permissions', 'read,admin', '--indexes', 'docs'], { QUARRY_URL: `http://127.0.0.1:${await closedPort()}`, QUARRY_DATA_DIR: freshDataDir() });
+    expect(straight.code).toBe(1);
+    expect(straight.stderr).toContain('indexes: must be absent for a key with admin');
+  });
+
   it('manages configurations through the same admin API', async () => {
     const env = { QUARRY_URL: svc.url, QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_DATA_DIR: freshDataDir() };
     const missing = await run('configurations', ['create', '--variant', 'ui', '--name', 'x', '--indexes', 'missing'], env);

@@ -132,11 +132,13 @@ describe('failed answers and the queue dashboard', () => {
     expect(await svc.queues.index.getJobCounts()).toEqual(before);
   });
 
-  it('the dashboard\'s own page may change queues with Basic auth; a session must send its CSRF token', async () => {
+  it('the dashboard\'s own page may change queues with Basic auth and its token; a session must send its CSRF token', async () => {
+    const page = await fetch(`${svc.url}/admin/queues`, { headers: { authorization: basic(MASTER_KEY) } });
+    const token = page.headers.getSetCookie().find((c) => c.startsWith('XSRF-TOKEN='))!.split(';')[0].slice('XSRF-TOKEN='.length);
     const pause = (headers: Record<string, string>) =>
       fetch(`${svc.url}/admin/queues/api/queues/crawl/pause`, { method: 'PUT', headers: { origin: svc.url, 'sec-fetch-site': 'same-origin', ...headers } });
-    expect((await pause({ authorization: basic(MASTER_KEY) })).status).toBe(200);
-    const resume = await fetch(`${svc.url}/admin/queues/api/queues/crawl/resume`, { method: 'PUT', headers: { origin: svc.url, authorization: basic(MASTER_KEY) } });
+    expect((await pause({ authorization: basic(MASTER_KEY), 'x-xsrf-token': token })).status).toBe(200);
+    const resume = await fetch(`${svc.url}/admin/queues/api/queues/crawl/resume`, { method: 'PUT', headers: { origin: svc.url, authorization: basic(MASTER_KEY), 'x-xsrf-token': token } });
     expect(resume.status).toBe(200);
 
     const signIn = await fetch(`${svc.url}/v1/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: MASTER_KEY }) });

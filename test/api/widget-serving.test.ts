@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_POLICY } from '../../api/middleware/security-headers.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -73,8 +74,9 @@ describe('widget serving', () => {
       'content-length': String(Buffer.byteLength(V1)),
     });
     expect(plain.headers['content-encoding']).toBeUndefined();
-    // The web app's policy is for /app only: a host page runs the widget under its own.
-    expect(plain.headers['content-security-policy']).toBeUndefined();
+    // The web app's policy is for /app only. A host page runs the widget under its own: the policy every
+    // response carries (API_POLICY) governs nothing when a page runs the script.
+    expect(plain.headers['content-security-policy']).toBe(API_POLICY);
 
     const zipped = await get('/widget.js', { 'accept-encoding': 'gzip, deflate, br' });
     expect(zipped.headers['content-encoding']).toBe('gzip');

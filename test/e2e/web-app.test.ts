@@ -141,6 +141,18 @@ describe('the web app, as an operator uses it', () => {
     await page.getByLabel('Name').fill('docs crawler');
     await page.getByRole('checkbox', { name: /^write/ }).check();
     expect(await page.getByRole('checkbox', { name: /^read/ }).isChecked()).toBe(true);
+    // An admin key applies to every index (the server refuses a scope for it): the form offers none then.
+    const onlySome = page.getByRole('radio', { name: 'Only the indexes checked below' });
+    await onlySome.check();
+    await page.getByRole('checkbox', { name: INDEX, exact: true }).check();
+    await page.getByRole('checkbox', { name: /^admin/ }).check();
+    await page.getByText('An admin key applies to every index.').waitFor();
+    expect(await onlySome.isDisabled()).toBe(true);
+    expect(await page.getByRole('radio', { name: 'All indexes' }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: INDEX, exact: true }).count()).toBe(0);
+    await checkPage('03-key-admin-no-scope');
+    await page.getByRole('checkbox', { name: /^admin/ }).uncheck();
+    await page.getByRole('radio', { name: 'All indexes' }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { name: 'Key “docs crawler” created' }).waitFor();
     secret = (await page.getByLabel('The new API key').textContent())!.trim();

@@ -159,17 +159,20 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
   const [busy, setBusy] = useState(false);
 
   const toggle = <T,>(list: T[], v: T, on: boolean) => (on ? [...list.filter((x) => x !== v), v] : list.filter((x) => x !== v));
+  // An admin key may use every index: the server refuses a scope for it, so the form offers none.
+  const admin = permissions.includes('admin');
+  const limited = scoped && !admin;
 
   async function submit(e: Event) {
     e.preventDefault();
-    if (scoped && chosen.length === 0) {
+    if (limited && chosen.length === 0) {
       setError('Check at least one index, or choose “All indexes”.');
       return;
     }
     setBusy(true);
     setError(null);
     try {
-      onCreated(await api.post<CreatedKey>('/v1/admin/keys', { name: name.trim(), permissions, indexes: scoped ? chosen : null }));
+      onCreated(await api.post<CreatedKey>('/v1/admin/keys', { name: name.trim(), permissions, indexes: limited ? chosen : null }));
     } catch (err) {
       setError(messageOf(err));
     } finally {
@@ -194,15 +197,16 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: CreatedKey) => void }) {
       </fieldset>
       <fieldset>
         <legend>Index scope</legend>
+        {admin && <p class="muted" id="key-scope-admin">An admin key applies to every index.</p>}
         <label class="index-choice">
-          <input type="radio" name="key-scope" checked={!scoped} onChange={() => setScoped(false)} />
+          <input type="radio" name="key-scope" checked={!limited} disabled={admin} aria-describedby={admin ? 'key-scope-admin' : undefined} onChange={() => setScoped(false)} />
           All indexes
         </label>
         <label class="index-choice">
-          <input type="radio" name="key-scope" checked={scoped} onChange={() => setScoped(true)} />
+          <input type="radio" name="key-scope" checked={limited} disabled={admin} aria-describedby={admin ? 'key-scope-admin' : undefined} onChange={() => setScoped(true)} />
           Only the indexes checked below
         </label>
-        {scoped && (
+        {limited && (
           <AsyncView state={indexes} label="indexes" isEmpty={(d) => d.indexes.length === 0} empty="There are no indexes yet: create one first, or give the key all indexes.">
             {(d) => (
               <fieldset class="key-scope-list">
