@@ -66,6 +66,13 @@ describe('built-in property names as schema fields', () => {
     }
   });
 
+  it('other names are still checked, and the 400 says what a name may be', async () => {
+    const r = await svc.call('POST', '/v1/content/indexes', `{"uid":"bad","language_code":"en","schema":{"fields":{"__proto__":{"type":"text"},"bad-name":{"type":"text"},"constructor":{"type":"nope"}}}}`);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toContain('schema.fields.bad-name: invalid name: field names start with a letter or _ and use letters, digits or _');
+    expect(r.body.message).toContain('schema.fields.constructor.type: Invalid option');
+  });
+
   it('a write without them is accepted; one with them stores and projects them', async () => {
     expect(setupWrites).toEqual(setupWrites.map(([uid]) => [uid, 204]));
     expect((await write('named', 'n-none', { title: 'no names', body: '<p>plain</p>' })).status).toBe(204);
