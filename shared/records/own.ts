@@ -10,9 +10,6 @@ export function own<T>(record: Readonly<Record<string, T>> | null | undefined, k
   return record !== null && record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** True when `key` is one of the record's own keys. */
-export const hasOwnKey = (record: object, key: string): boolean => Object.hasOwn(record, key);
-
 /**
  * An empty record to fill with `record[name] = value`: without a prototype, `__proto__` is an
  * ordinary key and no inherited member answers a read. JSON.stringify and Object.entries treat it
