@@ -3,6 +3,7 @@ import { indexUidSchema } from '../../shared/indexes/index-schema.js';
 import { isTimeZone } from '../../shared/storage/local-days.js';
 import { conversationPageFields } from './conversation-page.js';
 import { createdCursor, pageQuerySchema } from './list-page.js';
+import { ownRecord } from '../../shared/records/own-record-schema.js';
 
 const origin = z.string().max(300).refine((o) => o === '*' || /^https?:\/\/(\*\.)?[^/\s?#]+$/i.test(o), {
   message: "must be '*' or an origin like https://example.com or https://*.example.com (scheme and host, no path)",
@@ -71,7 +72,8 @@ const answer = {
   content: z.string().min(1, 'must not be empty').max(100_000),
   url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }).max(2000),
   keywords: z.array(z.string().trim().min(1).max(200)).max(100),
-  configuration: z.record(z.string(), z.unknown()),
+  // Keys are the caller's, `__proto__` and `constructor` included: kept as plain data.
+  configuration: ownRecord(z.string(), z.unknown()),
 };
 
 export const createInstantAnswerSchema = z.strictObject({

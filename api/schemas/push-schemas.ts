@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoDate } from '../../shared/indexes/document-schema.js';
+import { ownRecord } from '../../shared/records/own-record-schema.js';
 
 export const documentUidSchema = z
   .string()
@@ -38,7 +39,8 @@ export const listResponseSchema = z.object({
 
 /** Batch upsert/delete: POST /v2/indexes/{index_uid}/documents. */
 export const batchRequestSchema = z.strictObject({
-  documents: z.array(z.looseObject({ uid: z.unknown() })).max(10000).default([]),
+  // Each document is checked on its own below; ownRecord keeps a `__proto__` key so that check refuses it by name.
+  documents: z.array(ownRecord(z.string(), z.unknown()).describe('A document: its `uid` and the fields of the single-document PUT')).max(10000).default([]),
   delete: z.array(documentUidSchema).max(10000).default([]),
 });
 

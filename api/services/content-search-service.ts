@@ -10,6 +10,7 @@ import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../../share
 import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
 import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
+import { own } from '../../shared/records/own.js';
 
 /** Searches a warm-up runs over an index that has grown. */
 const WARM_QUERIES = 8;
@@ -45,10 +46,10 @@ export class ContentSearchService {
     const fields = this.boostedFields(state, req.boosting);
     const filter = this.filter(state, req.filter, budget);
     for (const f of req.fields) {
-      if (!state.index.fields[f]) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
+      if (!own(state.index.fields, f)) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
     }
     const { terms, phrases } = this.parseQuery(state, req.query);
-    const filterOk = (uid: string) => !filter || filter({ value: (f) => state.docFields.get(uid)?.[f], terms: (f) => state.termsOf(uid, f) });
+    const filterOk = (uid: string) => !filter || filter({ value: (f) => own(state.docFields.get(uid), f), terms: (f) => state.termsOf(uid, f) });
     const phraseOk = (uid: string) => phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
     // Filters with NOW change meaning over time: only the others are cached across queries.
     // Without a filter or phrase every unit is allowed: no verdicts at all (an array the size of the index per query otherwise).
@@ -89,7 +90,7 @@ export class ContentSearchService {
       results: ranked.map(([uid, { unit, score }]) => ({
         uid,
         section: state.units[unit].section.text,
-        fields: Object.fromEntries(req.fields.filter((f) => state.docFields.get(uid)?.[f] !== undefined).map((f) => [f, state.docFields.get(uid)![f]])),
+        fields: Object.fromEntries(req.fields.filter((f) => own(state.docFields.get(uid), f) !== undefined).map((f) => [f, own(state.docFields.get(uid), f)])),
         score,
       })),
     };
@@ -114,7 +115,7 @@ export class ContentSearchService {
       throw err;
     }
     for (const { field } of fields) {
-      const type = state.index.fields[field]?.type;
+      const type = own(state.index.fields, field)?.type;
       if (type !== 'text' && type !== 'html') {
         const text = Object.entries(state.index.fields).filter(([, s]) => s.type === 'text' || s.type === 'html').map(([n]) => n);
         throw new AppError('invalid_request', `Invalid request: boosting: '${field}' is not a text or html field of index '${state.index.uid}'; boost one of: ${text.join(', ')}`, { position: boosting.indexOf(field) });

@@ -2,6 +2,7 @@ import { AppError } from '../../shared/errors/app-error.js';
 import { PUSH_FIELDS, type FieldSpec, type IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { IndexLimitReached } from '../../shared/storage/ports/index-registry.js';
+import { own } from '../../shared/records/own.js';
 
 /**
  * Index definitions. Adding fields is always allowed; changing or removing a field's type would
@@ -20,7 +21,7 @@ export class IndexService {
     const existing = await this.storage.indexes.get(uid);
     if (existing) {
       for (const [name, spec] of Object.entries(existing.fields)) {
-        const next = fields[name];
+        const next = own(fields, name);
         if (!next) throw new AppError('conflict', `Field '${name}' of index '${uid}' cannot be removed; create a new index instead`);
         if (next.type !== spec.type || Boolean(next.multi_valued) !== Boolean(spec.multi_valued)) {
           throw new AppError('conflict', `Field '${name}' of index '${uid}' is ${describe(spec)} and cannot become ${describe(next)}; create a new index instead`);

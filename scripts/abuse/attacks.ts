@@ -4,6 +4,7 @@
 import { idleOrTrickle, send, stalledReader, type Answer, type Sent } from './http.js';
 import { URL_80, type AbuseTarget } from './fixtures.js';
 import { api, until } from '../fuzz/fixtures.js';
+import { PROPERTY_NAMES } from '../fuzz/generators.js';
 
 export interface Limits {
   /** QUARRY_REQUEST_TIMEOUT_SECONDS of the service under attack, in ms. */
@@ -296,6 +297,32 @@ const KEYED: Attack[] = [
     sent: (t) => json('POST', '/v1/content/indexes/abuse-content/documents', { uid: 'big', fields: { title: 'x', u: 'a'.repeat(MB) } }, keyed(t)) }),
   attack({ id: 'content-index-10k-schema', group: 'keyed', route: 'POST /v1/content/indexes', input: 'schema of 10,000 fields', expect: [200, 400], budgetMs: BUDGET.small,
     sent: (t) => json('POST', '/v1/content/indexes', { uid: 'wide', language_code: 'en', schema: { fields: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, { type: 'text' }])) } }, keyed(t)) }),
+  {
+    id: 'content-search-prototype-fields', group: 'keyed', route: 'POST /v1/content/search', expect: [400], budgetMs: () => BUDGET.refuse,
+    input: "term, exists and range filters and projections on Object.prototype's member names (constructor, __proto__, toString...), fields the index lacks",
+    finding: 'built-in property names (security review of 40020bc, finding 3)',
+    async run(t) {
+      const filters = PROPERTY_NAMES.flatMap((n) => [`${n}:x`, `${n}:*`, `${n}:[a TO z]`]);
+      const answers = [];
+      for (const filter of filters) answers.push(await send(t.url, contentSearch(t, { filter })));
+      for (const n of PROPERTY_NAMES) answers.push(await send(t.url, contentSearch(t, { fields: [n] })));
+      return answers;
+    },
+  },
+  {
+    id: 'content-index-prototype-schema', group: 'keyed', route: 'POST /v1/content/indexes/{index}/documents', expect: [200, 204], budgetMs: () => BUDGET.small,
+    input: "a schema declaring Object.prototype's member names as fields (constructor, __proto__, toString...); a document with them, one without",
+    finding: 'built-in property names (security review of 40020bc, finding 3)',
+    async run(t) {
+      const fields = `{${PROPERTY_NAMES.map((n) => `${JSON.stringify(n)}:{"type":"string"}`).join(',')},"title":{"type":"text"}}`;
+      const answers = [await send(t.url, json('POST', '/v1/content/indexes', `{"uid":"abuse-proto","language_code":"en","schema":{"fields":${fields}}}`, keyed(t)))];
+      const values = `{${PROPERTY_NAMES.map((n) => `${JSON.stringify(n)}:"v"`).join(',')}}`;
+      for (const body of [`{"uid":"with","fields":${values}}`, '{"uid":"without","fields":{"title":"t"}}']) {
+        answers.push(await send(t.url, json('POST', '/v1/content/indexes/abuse-proto/documents', body, keyed(t))));
+      }
+      return answers;
+    },
+  },
   attack({ id: 'admin-configuration-10k-origins', group: 'keyed', route: 'POST /v1/admin/configurations', input: '10,000 allowed origins', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => json('POST', '/v1/admin/configurations', { variant: 'ui', name: 'x', indexes: ['abuse'], allowed_origins: Array.from({ length: 10_000 }, (_, i) => `https://s${i}.example.com`) }, keyed(t)) }),
   attack({ id: 'admin-instant-answer-deep-html', group: 'keyed', route: 'POST /v1/admin/configurations/{uid}/instant-answers', input: 'content: HTML nested 33,000 elements deep (100,000 characters)', expect: [200, 201, 400], budgetMs: BUDGET.small,

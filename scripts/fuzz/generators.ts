@@ -36,10 +36,19 @@ function mutate(rand: Rand, s: string, char: () => string, edits: number): strin
   return out;
 }
 
+/**
+ * Members of every JavaScript object: as names users choose (fields, filter fields, parameters, keys) they
+ * must be plain data, never found on a prototype (docs/security.md, review of 40020bc finding 3).
+ */
+export const PROPERTY_NAMES = [
+  'constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString',
+  '__defineGetter__', '__lookupSetter__', 'prototype',
+];
+
 // ---------------------------------------------------------------- fq (Solr filter) strings, in process
 
 const FQ_SYNTAX = [...'()[]{}:"\\*?~^+-!&| TOANDORNOT/u0123456789az'];
-const FQ_WORDS = ['AND', 'OR', 'NOT', '&&', '||', 'TO', '*:*', 'f:', 'NOW-7DAYS', '\\u00', '"', '[', '}', '^2', '~0.5'];
+const FQ_WORDS = ['AND', 'OR', 'NOT', '&&', '||', 'TO', '*:*', 'f:', 'NOW-7DAYS', '\\u00', '"', '[', '}', '^2', '~0.5', ...PROPERTY_NAMES.map((n) => `${n}:`)];
 
 let fqCorpus: string[] | null = null;
 /** The Lucene query parser's own test cases (../shared/data) and filters in our dialect, as mutation seeds. */
@@ -70,24 +79,51 @@ export function fqInput(rand: Rand, index: number): string {
 
 // ---------------------------------------------------------------- fq over HTTP (content search)
 
-/** The content-search fuzz index: these fields, one document. */
+/** The content-search fuzz index: these fields (three named like Object.prototype members), one document. */
 export const CONTENT_FUZZ_SCHEMA = {
-  fields: { title: { type: 'text' }, status: { type: 'string' }, price: { type: 'float' }, stock: { type: 'int' }, published: { type: 'date' }, featured: { type: 'boolean' } },
+  fields: {
+    title: { type: 'text' }, status: { type: 'string' }, price: { type: 'float' }, stock: { type: 'int' }, published: { type: 'date' }, featured: { type: 'boolean' },
+    // Computed keys: a literal `__proto__:` would set the prototype instead of declaring a field.
+    ['constructor']: { type: 'string' }, ['toString']: { type: 'int' }, ['__proto__']: { type: 'text' },
+  },
 };
-export const CONTENT_FUZZ_DOCUMENT = { uid: 'a', fields: { title: 'Trail shoes', status: 'published', price: 90, stock: 3, published: '2026-01-01', featured: true } };
+export const CONTENT_FUZZ_DOCUMENT = {
+  uid: 'a',
+  fields: { title: 'Trail shoes', status: 'published', price: 90, stock: 3, published: '2026-01-01', featured: true, ['constructor']: 'red', ['toString']: 5, ['__proto__']: 'proto text' },
+};
+const declared = (name: string) => Object.hasOwn(CONTENT_FUZZ_SCHEMA.fields, name);
 const FILTER_SEEDS = [
   'status:published', '-status:draft', 'price:[10 TO 100}', 'price:{* TO 5]', 'published:[NOW-7DAYS TO NOW/DAY]',
   'title:(trail OR road) AND NOT status:draft', 'title:"trail shoes"~2', 'status:pub*', 'title:*', '*:*', 'featured:true',
   'stock:3 || stock:[5 TO *]', '+title:shoe -price:[100 TO *]', 'status:(a b c)', 'unknown:x', 'price:abc',
+  'constructor:red', 'toString:[1 TO 9]', '__proto__:proto', 'hasOwnProperty:*', 'valueOf:x',
 ];
 const FILTER_ALPHABET = [...'()[]{}:"\\*?~^+-!&| TOANDORNOT0123456789az.'];
+const PROPERTY_VALUES = ['x', '*', 'red', '5', '[a TO z]', '[1 TO 9]', '{* TO *}', '"proto text"', 'pro*', 'true', 'NOW'];
 
-/** A filter over the fuzz index's fields: a fifth random, the rest mutated valid filters. */
-export function contentFilterInput(rand: Rand, index: number): string {
-  if (rand() < 0.2) return Array.from({ length: int(rand, 40) }, () => pick(rand, FILTER_ALPHABET)).join('');
+/**
+ * A filter over the fuzz index's fields: a fifth random, a fifth one clause on an Object.prototype
+ * member's name, the rest mutated valid filters. `undeclared` is set when the filter is that one clause
+ * on a name the index lacks: it must be a 400 (a 200 matched through a prototype).
+ */
+export function contentFilterInput(rand: Rand, index: number): { filter: string; undeclared?: string } {
+  const r = rand();
+  if (r < 0.2) return { filter: Array.from({ length: int(rand, 40) }, () => pick(rand, FILTER_ALPHABET)).join('') };
+  if (r < 0.4) {
+    const name = pick(rand, PROPERTY_NAMES);
+    const filter = `${rand() < 0.2 ? '-' : ''}${name}:${pick(rand, PROPERTY_VALUES)}`;
+    return declared(name) ? { filter } : { filter, undeclared: name };
+  }
   const char = () => (rand() < 0.9 ? pick(rand, FILTER_ALPHABET) : String.fromCharCode(int(rand, 0x10000)));
   const out = mutate(rand, FILTER_SEEDS[index % FILTER_SEEDS.length], char, 4);
-  return rand() < 0.1 ? `${out} ${pick(rand, FILTER_SEEDS)}` : out;
+  return { filter: rand() < 0.1 ? `${out} ${pick(rand, FILTER_SEEDS)}` : out };
+}
+
+/** Fields to project: none mostly, else a declared field or an Object.prototype member's name. */
+export function contentFieldsInput(rand: Rand): { fields: string[]; undeclared?: string } {
+  if (rand() < 0.6) return { fields: [] };
+  const name = rand() < 0.3 ? pick(rand, Object.keys(CONTENT_FUZZ_SCHEMA.fields)) : pick(rand, PROPERTY_NAMES);
+  return declared(name) ? { fields: [name] } : { fields: [name], undeclared: name };
 }
 
 // ---------------------------------------------------------------- qf (boosting) strings
@@ -206,7 +242,7 @@ const WIDGET_VALUES: unknown[] = [
 ];
 const WIDGET_NAMES = [
   'uid', 'query', 'session-id', 'preview', 'device', 'limit', 'type', 'feedback_data', 'url', 'retrieval', 'reference_format',
-  'conversation-id', 'from', 'to', 'extra',
+  'conversation-id', 'from', 'to', 'extra', ...PROPERTY_NAMES,
 ];
 
 /** What a widget request is built from: the fuzz configuration and a token one of its searches issued. */
@@ -222,6 +258,8 @@ export interface FuzzRequest {
   body?: string;
   /** What the request was, for a failure message. */
   describe: string;
+  /** A rule the answer must also keep, beyond a 2xx or a well-formed 4xx: what it broke, or null. */
+  invariant?: (status: number, text: string) => string | null;
 }
 
 /**
@@ -232,7 +270,8 @@ export function widgetRequest(rand: Rand, ctx: WidgetFuzzContext, only?: WidgetO
   const routes = only ? WIDGET_ROUTES.filter(([, op]) => op === only) : WIDGET_ROUTES;
   const [method, op] = pick(rand, routes);
   const variant = rand() < 0.5 ? 'ui' : 'tool';
-  const params: Record<string, unknown> = {};
+  // No prototype: a parameter named `__proto__` is then a parameter, in the query string and the JSON body alike.
+  const params = Object.create(null) as Record<string, unknown>;
   if (rand() < 0.5) {
     Object.assign(params, {
       uid: ctx.uid, 'session-id': `s${int(rand, 7)}`, query: pick(rand, ['python lists', 'append', 'refund', 'how do I append to a list?']),

@@ -117,6 +117,8 @@ export async function runHttp(
         });
         const text = await res.text();
         outcome = judgeAnswer(res.status, res.headers.get('content-type') ?? '', text);
+        const broken = 'label' in outcome ? req.invariant?.(res.status, text) : null;
+        if (broken) outcome = { fail: 'crash', detail: broken };
       } catch (err) {
         outcome = { fail: 'crash', detail: `no answer: ${(err as Error).message} ${(err as { cause?: Error }).cause?.message ?? ''}` };
       }

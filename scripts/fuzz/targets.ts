@@ -7,7 +7,7 @@ import { leavesOf, toLuceneString } from '../../shared/search/query/fq-ast.js';
 import { FilterSyntaxError, parseFilter } from '../../shared/search/query/fq-parser.js';
 import { BoostingSyntaxError, parseBoosting } from '../../shared/search/query/qf-parser.js';
 import {
-  contentFilterInput, feedbackPayload, feedbackTokenInput, fqInput, htmlInput, qfInput, widgetRequest, WIDGET_ROUTES,
+  contentFieldsInput, contentFilterInput, feedbackPayload, feedbackTokenInput, fqInput, htmlInput, qfInput, widgetRequest, WIDGET_ROUTES,
   type FuzzRequest, type Rand, type WidgetFuzzContext, type WidgetOp,
 } from './generators.js';
 
@@ -145,11 +145,20 @@ const feedback: PureTarget<{ payload: FeedbackPayload; token: string; sent: stri
 const contentSearch: HttpTarget = {
   kind: 'http',
   name: 'content-search',
-  what: 'POST /v1/content/search with fuzzed filters over an index of every field type',
+  what: 'POST /v1/content/search with fuzzed filters and projections over an index of every field type, some fields named like Object.prototype members',
   request(rand, index, ctx) {
-    const filter = contentFilterInput(rand, index);
-    const body = JSON.stringify({ index_uid: 'fuzz', query: 'trail', boosting: 'title', filter, fields: [] });
-    return { method: 'POST', path: '/v1/content/search', headers: { 'content-type': 'application/json', 'x-api-key': ctx.key }, body, describe: `filter ${short(filter)}` };
+    const { filter, undeclared: notFiltered } = contentFilterInput(rand, index);
+    const { fields, undeclared: notProjected } = contentFieldsInput(rand);
+    const body = JSON.stringify({ index_uid: 'fuzz', query: 'trail', boosting: 'title', filter, fields });
+    // A field the index lacks, named like an Object.prototype member, is unknown: found on a prototype it
+    // answered 500 or matched every document. The filter is checked first, so only its 400 must name it.
+    const undeclared = notFiltered ?? notProjected;
+    const invariant = undeclared === undefined ? undefined : (status: number, text: string) =>
+      status === 400 && (notFiltered === undefined || text.includes(`'${notFiltered}'`)) ? null : `${undeclared} is not a field of the index, yet the answer was ${status} ${text.slice(0, 200)}`;
+    return {
+      method: 'POST', path: '/v1/content/search', headers: { 'content-type': 'application/json', 'x-api-key': ctx.key }, body,
+      describe: `filter ${short(filter)} fields ${JSON.stringify(fields)}`, invariant,
+    };
   },
 };
 

@@ -6,6 +6,7 @@ import { parseDocument } from 'htmlparser2';
 import { AppError } from '../errors/app-error.js';
 import { parseCappedDocument } from '../ingest/depth-capped-parser.js';
 import { normalizeUrl } from './url-policy.js';
+import { keyedByUser } from '../records/own.js';
 
 export const EXTRACT_DEFAULTS = {
   /** Alternatives tried in order: the first that matches anything is the content. */
@@ -101,7 +102,7 @@ function isUnsafeAttribute(name: string, value: string): boolean {
 function toNode(node: AnyNode): FragmentNode | null {
   if (node.type === 'text') return { type: 'text', data: node.data };
   if (node.type !== 'tag' || UNSAFE_TAGS.has(node.name)) return null;
-  const attr: Record<string, string> = {};
+  const attr = keyedByUser<string>();
   for (const [name, value] of Object.entries(node.attribs)) {
     if (!isUnsafeAttribute(name.toLowerCase(), value)) attr[name] = value;
   }

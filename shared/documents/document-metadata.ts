@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error.js';
 
 export type { DocumentMetadata, MetadataEntry, MetadataNode } from './metadata-types.js';
 import type { DocumentMetadata, MetadataEntry, MetadataNode } from './metadata-types.js';
+import { keyedByUser } from '../records/own.js';
 
 /**
  * Every search result of a page carries its metadata, so it is bounded like a page's content
@@ -43,7 +44,7 @@ function node(n: unknown, where: string, depth: number, fail: (why: string) => n
     return { type: 'text', data: n.data as string };
   }
   if (n.type !== 'tag' || typeof n.tag !== 'string') return fail(`${where} must have type 'tag' (with a tag name) or 'text'`);
-  const attr: Record<string, string> = {};
+  const attr = keyedByUser<string>();
   if (n.attr !== undefined) {
     if (!isObject(n.attr)) fail(`${where} attr must be an object of strings`);
     for (const [k, v] of Object.entries(n.attr as Record<string, unknown>)) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ownStrictObject } from '../records/own-record-schema.js';
 import type { FieldSpec, FieldType } from './index-schema.js';
 
 /** ISO 8601 date or date-time, as `date` fields and `last_modified` take them. */
@@ -16,22 +17,23 @@ const BY_TYPE: Record<FieldType, () => z.ZodType> = {
   date: () => isoDate,
 };
 
-const cache = new WeakMap<Record<string, FieldSpec>, z.ZodType>();
+const cache = new WeakMap<Record<string, FieldSpec>, z.ZodType<Record<string, unknown>>>();
 
 /**
  * The zod schema of a document's `fields` in an index: each declared field optional, of its type
  * (an array of it when multi_valued), unknown fields refused by name. Built once per schema object.
+ * Field names are users' (`constructor`, `__proto__` included): only own keys count.
  */
 export function documentFieldsSchema(fields: Record<string, FieldSpec>): z.ZodType<Record<string, unknown>> {
   let schema = cache.get(fields);
   if (!schema) {
-    const shape: Record<string, z.ZodType> = {};
+    const shape = new Map<string, z.ZodType>();
     for (const [name, spec] of Object.entries(fields)) {
       const one = BY_TYPE[spec.type]();
-      shape[name] = (spec.multi_valued ? z.array(one).max(10_000) : one).nullish();
+      shape.set(name, (spec.multi_valued ? z.array(one).max(10_000) : one).nullish());
     }
-    schema = z.strictObject(shape);
+    schema = ownStrictObject(shape);
     cache.set(fields, schema);
   }
-  return schema as z.ZodType<Record<string, unknown>>;
+  return schema;
 }

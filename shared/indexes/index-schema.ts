@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { own } from '../records/own.js';
+import { ownRecord } from '../records/own-record-schema.js';
 
 export const FIELD_TYPES = ['text', 'html', 'string', 'int', 'float', 'boolean', 'date'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -29,8 +31,8 @@ export const indexDefinitionSchema = z.strictObject({
     message: `unsupported language; supported codes: ${SUPPORTED_LANGUAGES.join(', ')}`,
   }),
   schema: z.strictObject({
-    fields: z
-      .record(fieldNameSchema, fieldSpecSchema)
+    // Any name of the pattern is plain data, `constructor` and `__proto__` included (docs/security.md).
+    fields: ownRecord(fieldNameSchema, fieldSpecSchema)
       .refine((f) => Object.keys(f).length > 0, 'declare at least one field')
       .refine((f) => Object.keys(f).length <= 256, 'at most 256 fields'),
   }),
@@ -58,5 +60,5 @@ export interface IndexRecord {
 
 /** True when the index can take /v2 document pushes: it has the page fields with their types. */
 export function acceptsPush(index: IndexRecord): boolean {
-  return Object.entries(PUSH_FIELDS).every(([name, spec]) => index.fields[name]?.type === spec.type);
+  return Object.entries(PUSH_FIELDS).every(([name, spec]) => own(index.fields, name)?.type === spec.type);
 }

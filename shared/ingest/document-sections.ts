@@ -3,6 +3,7 @@ import type { PlainSection } from '../jobs/pipeline-jobs.js';
 import { textHash } from '../documents/fields-hash.js';
 import { escapeHtml } from '../text/escape-html.js';
 import { htmlToSections, type Section } from './html-to-sections.js';
+import { own } from '../records/own.js';
 
 const MAX_SECTION_CHARS = 4000;
 
@@ -19,7 +20,7 @@ export function documentSections(fields: Record<string, FieldSpec>, values: Reco
   const out: (Section & { field: string })[] = [];
   for (const [name, spec] of Object.entries(fields)) {
     if (name === 'title') continue;
-    for (const value of asStrings(values[name])) {
+    for (const value of asStrings(own(values, name))) {
       if (spec.type === 'html') {
         out.push(...htmlToSections(value, { fallbackTitle: title, maxSectionChars: MAX_SECTION_CHARS }).map((x) => ({ ...x, field: name })));
       } else if (spec.type === 'text') {

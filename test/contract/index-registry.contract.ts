@@ -31,6 +31,15 @@ export function indexRegistryContract(name: string, make: MakeStorage) {
       expect(await s.indexes.getById(first.index.id)).toEqual(second.index);
     });
 
+    it('keeps fields named like Object.prototype members, __proto__ included, as own keys', async () => {
+      const fields = JSON.parse('{"__proto__":{"type":"text"},"constructor":{"type":"int"},"toString":{"type":"string","multi_valued":true}}');
+      await s.indexes.upsert('proto', 'en', fields);
+      for (const index of [await s.indexes.get('proto'), (await s.indexes.list()).find((i) => i.uid === 'proto')]) {
+        expect(Object.keys(index!.fields)).toEqual(['__proto__', 'constructor', 'toString']);
+        expect(Object.hasOwn(index!.fields, '__proto__') && index!.fields.__proto__).toEqual({ type: 'text' });
+      }
+    });
+
     it('lists indexes by uid and answers null for unknown ones', async () => {
       for (const uid of ['b', 'a', 'B']) await s.indexes.upsert(uid, 'en', FIELDS);
       expect((await s.indexes.list()).map((i) => i.uid)).toEqual(['B', 'a', 'b']);

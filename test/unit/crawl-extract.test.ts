@@ -52,6 +52,12 @@ describe('extractPage', () => {
     expect(extractPage('<p>only body</p>', url).text).toBe('only body');
   });
 
+  it('keeps fragment attributes named like Object.prototype members', () => {
+    const p = extractPage('<div class="f" constructor="c" valueof="v" hasownproperty="h">x</div>', url, { fragments: ['.f'] });
+    const attr = p.fragments[0].matches[0].attr!;
+    expect(Object.entries(attr)).toEqual([['class', 'f'], ['constructor', 'c'], ['valueof', 'v'], ['hasownproperty', 'h']]);
+  });
+
   it('returns fragments as node trees from the original page, without scripts, styles, handlers or javascript: urls', () => {
     const p = extractPage(page, url, { fragments: ['.price', '#absent', 'header h1'] });
     expect(p.fragments).toHaveLength(3);

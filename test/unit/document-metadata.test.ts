@@ -10,6 +10,13 @@ describe('encodeMetadata', () => {
     expect(encodeMetadata('p', [{ selector: '.none', matches: [] }])).toBe('[{"selector":".none","matches":[]}]');
   });
 
+  it('keeps attributes named like Object.prototype members as plain attributes', () => {
+    const metadata = JSON.parse('[{"selector":"a","matches":[{"type":"tag","tag":"a","attr":{"__proto__":"p","constructor":"c","toString":"t","valueOf":"v","hasOwnProperty":"h"}}]}]');
+    const attr = JSON.parse(encodeMetadata('p', metadata))[0].matches[0].attr;
+    expect(Object.keys(attr)).toEqual(['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']);
+    expect(Object.values(attr)).toEqual(['p', 'c', 't', 'v', 'h']);
+  });
+
   it('refuses what is not SPEC shape, naming the document and the place', () => {
     const bad: [unknown, string][] = [
       [{}, 'must be a list'],

@@ -5,6 +5,7 @@ import type { DocumentFields } from '../../shared/storage/ports/document-store.j
 import type { PublishItem } from '../../shared/storage/ports/section-store.js';
 import type { FilterValue, VectorIndex, VectorPoint } from '../../shared/storage/ports/vector-index.js';
 import type { WorkerContext } from './worker-context.js';
+import { keyedByUser, own } from '../../shared/records/own.js';
 
 export interface PublishCounts {
   embedded: number;
@@ -84,9 +85,9 @@ const FILTERABLE = new Set(['string', 'int', 'float', 'boolean', 'date']);
 /** The document's exact-value fields, so filters can run inside the vector index. */
 function filterable(index: IndexRecord, fields: DocumentFields | undefined): Record<string, FilterValue | FilterValue[]> | undefined {
   if (!fields) return undefined;
-  const out: Record<string, FilterValue | FilterValue[]> = {};
+  const out = keyedByUser<FilterValue | FilterValue[]>();
   for (const [name, spec] of Object.entries(index.fields)) {
-    const v = fields[name];
+    const v = own(fields, name);
     if (!FILTERABLE.has(spec.type) || v === undefined || v === null) continue;
     if (Array.isArray(v)) out[name] = v.filter((x): x is FilterValue => ['string', 'number', 'boolean'].includes(typeof x));
     else if (['string', 'number', 'boolean'].includes(typeof v)) out[name] = v as FilterValue;

@@ -4,6 +4,7 @@ import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
 import { PageFrequencies } from '../rank/page-frequencies.js';
+import { own } from '../../records/own.js';
 
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
@@ -64,13 +65,15 @@ export class IndexState {
     const title = typeof fields.title === 'string' && this.index.fields.title ? this.analyzer.analyze(fields.title) : null;
     const ids: number[] = [];
     for (const section of sections) {
-      const terms: UnitTerms = {};
-      if (section.field) terms[section.field] = this.analyzer.analyze(section.text);
+      const entries: [string, string[]][] = [];
+      if (section.field) entries.push([section.field, this.analyzer.analyze(section.text)]);
       // A section's own heading (not the page title standing in for one) names its topic: the search
       // interface ranks it as a field of its own. Content search only scores the fields it is asked for.
-      if (section.title && section.title !== fields.title) terms[HEADING_FIELD] = this.analyzer.analyze(section.title);
+      if (section.title && section.title !== fields.title) entries.push([HEADING_FIELD, this.analyzer.analyze(section.title)]);
       // The title applies to every section of its document, so `title^2` lifts all of them.
-      if (title && section.field !== 'title') terms.title = title;
+      if (title && section.field !== 'title') entries.push(['title', title]);
+      // Field names are users' (`__proto__` too): fromEntries keeps each as an own key, where assigning would not.
+      const terms: UnitTerms = Object.fromEntries(entries);
       const unit = this.inverted.add(terms);
       // Vectors live in the vector index; keeping them here too would double the memory.
       this.units[unit] = { uid, section: { ...section, vector: null }, terms };
@@ -128,9 +131,9 @@ export class IndexState {
     if (!terms) {
       // A sectioned field's terms are its sections' (markup already gone); others are analysed here.
       const units = (this.docUnits.get(uid) ?? []).map((u) => this.units[u]).filter((u) => u.section.field === field);
-      if (units.length) terms = units.flatMap((u) => u.terms[field] ?? []);
+      if (units.length) terms = units.flatMap((u) => own(u.terms, field) ?? []);
       else {
-        const v = this.docFields.get(uid)?.[field];
+        const v = own(this.docFields.get(uid), field);
         terms = (Array.isArray(v) ? v : [v]).filter((t): t is string => typeof t === 'string').flatMap((t) => this.analyzer.analyze(t));
       }
       perDoc.set(field, terms);

@@ -3,6 +3,7 @@ import type { Analyzer } from '../analyzer/analyzer.js';
 import { resolveDateMath } from '../query/date-math.js';
 import type { FqLeaf, FqNode } from '../query/fq-ast.js';
 import { leafMatcher } from './leaf-matchers.js';
+import { own } from '../../records/own.js';
 
 /** What a compiled filter reads of a document: raw field values, and analysed terms of text fields. */
 export interface FieldAccess {
@@ -52,7 +53,7 @@ export function compileFilter(node: FqNode, ctx: CompileContext): Predicate {
 
 function compileLeaf(leaf: FqLeaf, ctx: CompileContext): Predicate {
   if (leaf.field === null) throw new FilterFieldError(leaf.pos, 'name a field, as in status:published');
-  const spec = ctx.fields[leaf.field];
+  const spec = own(ctx.fields, leaf.field);
   if (!spec) {
     const known = Object.keys(ctx.fields).sort().join(', ');
     throw new FilterFieldError(leaf.pos, `unknown field '${leaf.field}'; the index has: ${known}`);
