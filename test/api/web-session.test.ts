@@ -11,7 +11,7 @@ import { WebSessions } from '../../shared/auth/web-sessions.js';
 import { createLogger } from '../../shared/logging/create-logger.js';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { Reconciler } from '../../workers/reconciler.js';
-import { SignInLimiter } from '../../api/middleware/sign-in-limit.js';
+import { KeyFailureLimiter } from '../../api/middleware/key-failure-limit.js';
 import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 const CSP =
@@ -166,7 +166,7 @@ describe('sign-in', () => {
   it('still limits failures in memory while Redis is unreachable', async () => {
     const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     try {
-      const limiter = new SignInLimiter(down, 'qtest-down');
+      const limiter = new KeyFailureLimiter(down, 'qtest-down');
       for (let i = 0; i < 10; i++) {
         await limiter.check('10.9.9.9');
         await limiter.fail('10.9.9.9');
