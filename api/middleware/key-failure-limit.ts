@@ -18,8 +18,9 @@ const MAX_REMEMBERED = 10_000;
  * Counts wrong API keys per client (api/middleware/client.ts), wherever they are tried: the web app's sign-in,
  * X-API-Key, Basic or Bearer on any keyed route. Once a client is out of failures every key it sends is refused
  * with 429 until its window ends, the right one too: otherwise the 429s would tell a guesser which key is right.
- * Counted in Redis, so guessing through several API processes is limited as one; when Redis does not answer
- * in time each process counts in its own memory instead (it counts there all along).
+ * Counted in Redis, so guessing through several API processes is limited as one (a process asks Redis once it
+ * has seen a wrong key from the client itself, so each process allows at most one try more per window); when Redis
+ * does not answer in time each process counts in its own memory instead (it counts there all along).
  */
 export class KeyFailureLimiter {
   private readonly shared: RateLimiterRedis;
@@ -44,6 +45,9 @@ export class KeyFailureLimiter {
     let ms = until === undefined ? 0 : until - Date.now();
     if (ms <= 0) {
       if (until !== undefined) this.blocked.delete(client);
+      // Keyed requests carry the traffic: Redis is asked only about clients this process saw send a wrong key in
+      // the window. A client out of failures elsewhere gets one more try in each process that has not seen it yet.
+      if (!(await this.local.get(client))) return;
       const res = await this.read(client);
       if (!res || res.consumedPoints < this.budget.points) return;
       ms = res.msBeforeNext;

@@ -178,6 +178,20 @@ describe('sign-in', () => {
     }
   });
 
+  it('shares wrong keys between API processes through Redis: another process refuses the client after at most one try of its own', async () => {
+    const [first, second] = [0, 1].map(() => new KeyFailureLimiter(svc.redis, `${svc.prefix}:two-processes`));
+    for (let i = 0; i < 10; i++) {
+      await first.check('10.9.8.7');
+      await first.fail('10.9.8.7');
+    }
+    await expect(first.check('10.9.8.7')).rejects.toMatchObject({ status: 429 });
+    // The second process has seen no wrong key from the client: one try, then Redis decides there too.
+    await expect(second.check('10.9.8.7')).resolves.toBeUndefined();
+    await second.fail('10.9.8.7');
+    await expect(second.check('10.9.8.7')).rejects.toMatchObject({ status: 429 });
+    await expect(second.check('10.9.8.6')).resolves.toBeUndefined();
+  });
+
   it('refuses a cross-site sign-in (foreign Origin or Sec-Fetch-Site) and accepts its own origin', async () => {
     const evil = await signIn(MASTER_KEY, newClient(), { origin: 'https://evil.example' });
     expect(evil.status).toBe(403);
