@@ -26,12 +26,12 @@ import { adminRouter } from './routes/admin.js';
 import { adminSessionRouter } from './routes/admin-session.js';
 import { webAppRouter } from './routes/web-app.js';
 import { widgetRouter } from './routes/widget.js';
-import { SignInLimiter } from './middleware/sign-in-limit.js';
+import { KeyFailureLimiter } from './middleware/key-failure-limit.js';
 import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
 import { contentSearchRouter } from './routes/content-search.js';
 import { operationsRouter } from './routes/operations.js';
-import { optionalKey, requireMetricsAccess } from './middleware/operations-access.js';
+import { isMetricsToken, optionalKey, requireMetricsAccess } from './middleware/operations-access.js';
 import { DASHBOARD_PATH, dashboardAccess } from './middleware/dashboard-access.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { pushDocumentsRouter } from './routes/push-documents.js';
@@ -162,13 +162,16 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
 
   // The push routes come first: they carry the traffic, and every layer before them is tested per request.
   // The web app's session cookie works wherever the app calls; on /v2 only to read (pushing takes a key).
-  const keyed = requireKey(auth, { sessions });
-  app.use('/v2', requireKey(auth, { sessions, sessionsReadOnly: true }), pushBody);
+  // Wrong keys count per client wherever they are tried: at sign-in, on every keyed route, for metrics.
+  const keyFailures = new KeyFailureLimiter(deps.redis, `${config.redis.prefix}:rl`, undefined,
+    redisErrorLog(log, 'wrong-key limits counted per process: Redis unavailable'));
+  const keyed = requireKey(auth, keyFailures, { sessions });
+  app.use('/v2', requireKey(auth, keyFailures, { sessions, sessionsReadOnly: true }), pushBody);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
 
   // Anonymous callers learn whether the service is ready, not why; metrics need a token or an admin key.
-  app.use('/readyz', optionalKey(auth));
-  app.use('/metrics', optionalKey(auth), requireMetricsAccess(config.http.metricsToken));
+  app.use('/readyz', optionalKey(auth, keyFailures));
+  app.use('/metrics', optionalKey(auth, keyFailures, (s) => isMetricsToken(config.http.metricsToken, s)), requireMetricsAccess(config.http.metricsToken));
   const processMetrics = deps.metricsReader?.(registry) ?? (() => registry.metrics());
   app.use(operationsRouter({ storage, redis: deps.redis, queues, processMetrics, jobMetrics: new JobMetrics(deps.redis, config.redis.prefix) }));
   app.get('/openapi.json', (_req, res) => {
@@ -184,15 +187,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     // bull-board's router is an Express app of its own, which would announce itself.
     const dashboard = board.getRouter() as Express;
     dashboard.disable('x-powered-by');
-    app.use(DASHBOARD_PATH, ...dashboardAccess(auth, sessions, secret), dashboard);
+    app.use(DASHBOARD_PATH, ...dashboardAccess(auth, keyFailures, sessions, secret), dashboard);
   }
 
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
   app.use(searchInterfaceRouter(widgetSearch, widgetUsage, widgetAnswers, [keyed, requirePermission('read')]));
 
-  const signInLimiter = new SignInLimiter(deps.redis, `${config.redis.prefix}:rl`);
-  app.post('/v1/admin/session', signInLimiter.gate(), jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) }));
-  app.use(adminSessionRouter(auth, sessions, signInLimiter));
+  app.post('/v1/admin/session', keyFailures.gate(), jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) }));
+  app.use(adminSessionRouter(auth, sessions, keyFailures));
   app.use('/v1/content', keyed, pushBody);
   app.use('/v1/admin', keyed, jsonBody({ limit: Math.min(ADMIN_BODY_BYTES, config.http.maxBodyBytes), limitName: 'admin requests' }));
   app.use(contentIndexesRouter(indexes));

@@ -4,7 +4,8 @@
 // --long tries 10^6 inputs per target (default 10^4 in process, 10^3 over HTTP). Input i of a seed replays
 // alone, so --from resumes a target where a run stopped (--max-seconds caps each target's time).
 // HTTP targets run against real processes started here (a private Redis, the API, an indexing worker and a
-// generation worker, scripts/bench/processes.ts) with the search interface's rate limits raised for the run.
+// generation worker, scripts/bench/processes.ts) with the search interface's rate limits raised for the run, behind a
+// trusted proxy (loopback) so the fuzzed proxy headers (X-Forwarded-For, Forwarded, X-Real-IP...) are believed.
 // Prints a table per target; each target's latest report is kept in bench-results/fuzz.json (a --from run continuing it
 // with the same seed is added to it).
 import { existsSync, readFileSync } from 'node:fs';
@@ -67,7 +68,8 @@ async function main() {
         reports.push(runPure(t, { seed, from, count, stopAt, onProgress: progress }));
       } else {
         if (!stack) {
-          const limits = { QUARRY_RATE_LIMIT_CLIENT: '100000000/1', QUARRY_RATE_LIMIT_UID: '100000000/1' };
+          // Behind a trusted proxy (loopback), so the fuzzed proxy headers reach the client rule and the limits keyed on it.
+          const limits = { QUARRY_RATE_LIMIT_CLIENT: '100000000/1', QUARRY_RATE_LIMIT_UID: '100000000/1', QUARRY_TRUST_PROXY: 'loopback' };
           stack = await startStack(root, cleanup, limits);
           ctx = await prepareFuzzData(stack.baseUrl, stack.masterKey);
           say(`service up at ${stack.baseUrl} (API pid ${stack.api.pid}), rate limits raised to ${limits.QUARRY_RATE_LIMIT_CLIENT}`);

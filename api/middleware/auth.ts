@@ -3,6 +3,8 @@ import { allows, type Authenticator, type Principal } from '../../shared/auth/ap
 import { AppError } from '../../shared/errors/app-error.js';
 import type { WebSessions } from '../../shared/auth/web-sessions.js';
 import type { Permission } from '../../shared/storage/ports/key-store.js';
+import { clientOf } from './client.js';
+import type { KeyFailureLimiter } from './key-failure-limit.js';
 import { authenticateSession, type CsrfHeader, isSafeMethod, SESSION_EXPIRED, sessionTokenOf } from './session-auth.js';
 
 declare module 'express-serve-static-core' {
@@ -31,13 +33,31 @@ export interface KeyOptions {
   csrf?: CsrfHeader;
 }
 
-export function requireKey(auth: Authenticator, o: KeyOptions = {}) {
+/**
+ * Resolves a key the request presents, counting a wrong one against its client (`failures`): a client out of
+ * failures gets 429 for any secret it presents, before the secret is looked at. Without a key: null, nothing
+ * counted. `otherCredential` names a secret that is no key but is guarded alike (the metrics token): null, uncounted.
+ */
+export async function presentedKey(
+  auth: Authenticator, failures: KeyFailureLimiter, req: Request, secret: string | undefined, otherCredential: (secret: string) => boolean = () => false,
+): Promise<Principal | null> {
+  // An empty key is no guess (a browser's empty Basic password); it only fails.
+  if (!secret) return null;
+  const client = clientOf(req);
+  await failures.check(client);
+  if (otherCredential(secret)) return null;
+  const principal = await auth.authenticate(secret);
+  if (!principal) await failures.fail(client);
+  return principal;
+}
+
+export function requireKey(auth: Authenticator, failures: KeyFailureLimiter, o: KeyOptions = {}) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const secret = secretOf(req);
     const principal =
       secret === undefined && o.sessions && (!o.sessionsReadOnly || isSafeMethod(req))
         ? await sessionPrincipal(o.sessions, req, res, o.csrf)
-        : await auth.authenticate(secret);
+        : await presentedKey(auth, failures, req, secret);
     if (!principal) {
       if (o.challenge) res.set('WWW-Authenticate', 'Basic realm="quarry"');
       const staleSession = secret === undefined && o.sessions && sessionTokenOf(req) !== undefined;

@@ -4,6 +4,7 @@ import { keyedHash } from '../../shared/auth/keyed-hash.js';
 import type { WebSessions } from '../../shared/auth/web-sessions.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { requireKey, requirePermission } from './auth.js';
+import type { KeyFailureLimiter } from './key-failure-limit.js';
 import { DASHBOARD_POLICY, pagePolicy } from './security-headers.js';
 import { isSafeMethod, refuseCrossSite, sameToken, type CsrfHeader } from './session-auth.js';
 
@@ -64,11 +65,11 @@ const sameSiteChanges: RequestHandler = (req, _res, next) => {
  * page policy (the page can never be framed, whatever it is), the same-origin check, an admin key or
  * session, and the CSRF token on changes.
  */
-export function dashboardAccess(auth: Authenticator, sessions: WebSessions, secret: string): RequestHandler[] {
+export function dashboardAccess(auth: Authenticator, failures: KeyFailureLimiter, sessions: WebSessions, secret: string): RequestHandler[] {
   return [
     pagePolicy(DASHBOARD_POLICY),
     sameSiteChanges,
-    requireKey(auth, { challenge: true, sessions, csrf: DASHBOARD_CSRF }),
+    requireKey(auth, failures, { challenge: true, sessions, csrf: DASHBOARD_CSRF }),
     requirePermission('admin'),
     dashboardToken(secret),
   ];

@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../../shared/errors/app-error.js';
+import { clientOf } from './client.js';
 
 export interface RateLimitBudget {
   points: number;
@@ -118,14 +119,14 @@ class Limit {
 
 export type SearchRateLimit = RequestHandler & {
   /**
-   * The 429 for a client address this process already saw go over its limit (until the window ends),
+   * The 429 for a client this process already saw go over its limit (until the window ends),
    * decided from memory without counting: lets a request be refused before its body is read.
    */
   knownBlocked(req: Request): AppError | null;
 };
 
 /**
- * Limits the public search routes per client address and per configuration uid, in Redis so the limits
+ * Limits the public search routes per client (its address, an IPv6 /64: api/middleware/client.ts) and per configuration uid, in Redis so the limits
  * hold across API processes. Redis trouble lets requests through: a search box must outlive a Redis blip.
  */
 export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
@@ -137,7 +138,7 @@ export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
   const handler: RequestHandler = async (req, res, next) => {
     const passed: Array<{ limit: Limit; res: RateLimiterRes }> = [];
     const steps: Array<[Limit, string | undefined]> = [
-      [perClient, req.ip],
+      [perClient, clientOf(req)],
       [perUid, o.uidOf(req)],
     ];
     for (const [limit, key] of steps) {
@@ -154,7 +155,7 @@ export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
     setTightest(res, passed);
     next();
   };
-  return Object.assign(handler, { knownBlocked: (req: Request) => (req.ip === undefined ? null : perClient.knownBlocked(req.ip)) });
+  return Object.assign(handler, { knownBlocked: (req: Request) => perClient.knownBlocked(clientOf(req)) });
 }
 
 /** The IETF RateLimit headers describe one policy: the one closest to running out. */

@@ -32,7 +32,9 @@ const param = (name: string, where: 'path' | 'query', description: string, schem
 const indexParam = param('index_uid', 'path', 'Unique id of the index');
 const docParam = param('document_uid', 'path', 'Caller-chosen document id, 1-512 characters, URL-encoded');
 const auth = [{ apiKey: [] }];
-const common = { '401': err('Missing or invalid API key'), '403': err('The key lacks the permission or index') };
+/** Wrong keys count per client on every keyed route and at sign-in together (api/middleware/key-failure-limit.ts). */
+const keyGuessing = err('10 wrong keys from this client (its address; an IPv6 /64) within 15 minutes, on any keyed route or at sign-in: every key it sends is refused until the window ends; see Retry-After');
+const common = { '401': err('Missing or invalid API key'), '403': err('The key lacks the permission or index'), '429': keyGuessing };
 /** Every document write: the store refusing it (docs/security.md, failing dependencies). */
 const storeWrite = {
   '503': err('The document store cannot take writes now (its commit thread is restarting); nothing acknowledged, retry in a few seconds'),
@@ -116,7 +118,7 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
       get: {
         summary: 'Conversation ids with the url of each one\'s latest topic, for a date range (needs an API key with read on every index the configuration searches)', security: auth,
         parameters: queryParams(conversationsSchema),
-        responses: { '200': ok('Conversations', conversationsResponseSchema), '400': widgetErrors['400'], '401': err('Missing or invalid API key'), '403': err('The key lacks read, or is limited to indexes that leave out one the configuration searches'), '404': widgetErrors['404'] },
+        responses: { '200': ok('Conversations', conversationsResponseSchema), '400': widgetErrors['400'], '401': err('Missing or invalid API key'), '403': err('The key lacks read, or is limited to indexes that leave out one the configuration searches'), '404': widgetErrors['404'], '429': err('Rate limit per client address or per uid, or too many wrong keys from this client; see Retry-After') },
       },
     },
     [`/v1/${variant}/top-questions`]: {
@@ -269,11 +271,11 @@ const paths = {
   '/v1/admin/session': {
     post: {
       summary: 'Sign in to the web app with a key that has admin (or the master key): sets the `quarry_session` cookie',
-      description: 'Answers `Set-Cookie: quarry_session=…; HttpOnly; SameSite=Strict; Path=/; Max-Age=<QUARRY_SESSION_TTL_HOURS in seconds>` (`Secure` over https). Needs no CSRF token, but a request whose `Origin` is another site (or `Sec-Fetch-Site` cross-site) is refused. 10 failed sign-ins from one address within 15 minutes: 429 until the window ends.',
+      description: 'Answers `Set-Cookie: quarry_session=…; HttpOnly; SameSite=Strict; Path=/; Max-Age=<QUARRY_SESSION_TTL_HOURS in seconds>` (`Secure` over https). Needs no CSRF token, but a request whose `Origin` is another site (or `Sec-Fetch-Site` cross-site) is refused. 10 wrong keys from one client (its address; an IPv6 /64) within 15 minutes, here or on any keyed route: 429 until the window ends, the right key too.',
       requestBody: { required: true, content: json(signInSchema) },
       responses: {
         '200': ok('Signed in', sessionViewSchema), '400': err('No key in the body'), '401': err('The key is not valid'),
-        '403': err('The key lacks the admin permission, or the request came from another site'), '429': err('Too many failed sign-ins from this address; see Retry-After'),
+        '403': err('The key lacks the admin permission, or the request came from another site'), '429': keyGuessing,
       },
     },
     get: { summary: 'The current session (the web app asks on load)', security: [{ session: [] }], responses: { '200': ok('Signed in', sessionViewSchema), '401': err('No session, or it expired or was ended') } },
@@ -330,13 +332,14 @@ const paths = {
       responses: {
         '200': ok('Ready: `checks` per dependency; embedded mode adds `disk`, `low: …` while document writes are refused (507) for want of free space'),
         '503': err('A dependency is down (the storage includes the SQLite commit thread)'),
+        '429': keyGuessing,
       },
     },
   },
   '/metrics': {
     get: {
       summary: 'Prometheus metrics; needs Authorization: Bearer <QUARRY_METRICS_TOKEN> or a key with admin (X-API-Key, Basic or Bearer)',
-      responses: { '200': ok('Prometheus text format'), '401': err('No token or key'), '403': err('The key lacks admin') },
+      responses: { '200': ok('Prometheus text format'), '401': err('No token or key'), '403': err('The key lacks admin'), '429': keyGuessing },
     },
   },
 };

@@ -4,7 +4,8 @@ import type { WebSessions } from '../../shared/auth/web-sessions.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { SessionRecord } from '../../shared/storage/ports/session-store.js';
 import { clearSessionCookie, refuseCrossSite, requireSession, sessionTokenOf, setSessionCookie } from '../middleware/session-auth.js';
-import type { SignInLimiter } from '../middleware/sign-in-limit.js';
+import { clientOf } from '../middleware/client.js';
+import type { KeyFailureLimiter } from '../middleware/key-failure-limit.js';
 import { signInSchema } from '../schemas/session-schemas.js';
 import { validate } from '../schemas/validate.js';
 
@@ -14,15 +15,15 @@ function sendSession(res: Response, s: SessionRecord): void {
 }
 
 /** The web app's sign-in: a key with admin in, a session cookie out (docs/decisions.md, "Web-app sessions"). */
-export function adminSessionRouter(auth: Authenticator, sessions: WebSessions, limiter: SignInLimiter): Router {
+export function adminSessionRouter(auth: Authenticator, sessions: WebSessions, limiter: KeyFailureLimiter): Router {
   const r = Router();
   const signedIn = requireSession(sessions);
 
   r.post('/v1/admin/session', async (req, res) => {
     // There is no session yet, so no CSRF token: where the request comes from is what is checked.
     refuseCrossSite(req);
-    const client = req.ip ?? 'unknown';
-    await limiter.check(client);
+    // The limiter's gate (app.ts) refused a client out of failures before the body was read.
+    const client = clientOf(req);
     const { key } = validate(signInSchema, req.body ?? {});
     const principal = await auth.authenticate(key);
     if (!principal) {

@@ -1,5 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { allows } from '../../shared/auth/api-keys.js';
+import { clientOf } from '../middleware/client.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import {
@@ -31,9 +32,6 @@ export function paramsOf(req: Request): Record<string, unknown> {
   return params;
 }
 const merged = new WeakMap<Request, Record<string, unknown>>();
-
-/** The client's address as the rate limits see it (the proxy's forwarded one behind QUARRY_TRUST_PROXY). */
-const clientOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? '';
 
 /** The search interface, both variants (API.md section A): addressed by configuration uid, no API key. */
 export function searchInterfaceRouter(search: WidgetSearchService, usage: WidgetUsageService, answers: WidgetAnswerService, readKey: RequestHandler[]): Router {

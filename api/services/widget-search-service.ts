@@ -34,7 +34,7 @@ export interface LearningOptions {
 export interface WidgetSearchRequest {
   uid: string;
   sessionId: string;
-  /** The client's address (req.ip): only its keyed hash is recorded. */
+  /** The client's network (api/middleware/client.ts): only its keyed hash is recorded. */
   client: string;
   query: string;
   preview: boolean;

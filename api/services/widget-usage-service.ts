@@ -44,7 +44,7 @@ export class WidgetUsageService {
 
   /**
    * Records a click on a result or reference; anything garbled, forged or from the other variant is a 400.
-   * `client` is the clicking client's address: only its keyed hash is recorded.
+   * `client` is the clicking client's network (api/middleware/client.ts): only its keyed hash is recorded.
    */
   async click(variant: Variant, feedbackData: string, client: string): Promise<void> {
     let payload;

@@ -92,6 +92,34 @@ function stalledCrowd(n: number, raw: (t: AbuseTarget, i: number) => string, hol
 const rawHead = (method: string, path: string, headers: Record<string, string>) =>
   `${method} ${path} HTTP/1.1\r\nHost: quarry\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`;
 
+/**
+ * Proxy headers one client writes itself, different for every request `i`: the trusted proxy appends the address it
+ * saw (`client`) to X-Forwarded-For, and passes Forwarded, X-Real-IP and the rest as sent. None of them may make
+ * the client another one (docs/security.md, "Client address and proxies").
+ */
+const spoofedProxyHeaders = (client: string, i: number): Record<string, string> => ({
+  'x-forwarded-for': [`10.${i & 255}.0.1`, '127.0.0.1', `2001:db8:${i.toString(16)}::1`, 'unknown', `::ffff:192.0.2.${i & 255}`][i % 5] + `, ${client}`,
+  forwarded: `for=198.51.100.${i & 255};proto=https, for="[2001:db8::${i.toString(16)}]:443"`,
+  'x-real-ip': `192.0.2.${i & 255}`,
+  'x-client-ip': `203.0.113.${(i * 7) & 255}`,
+  'true-client-ip': `2001:db8:beef::${i.toString(16)}`,
+});
+
+/**
+ * `n` requests from one client (behind the trusted proxy) with spoofed proxy headers, `batch` at a time; a limit
+ * that holds answers some of them 429, so an attack whose answers never include one gets a status-0 answer saying so.
+ */
+function spoofedFlood(n: number, batch: number, sent: (t: AbuseTarget, i: number) => Sent, limit: string) {
+  return async (t: AbuseTarget): Promise<Answer[]> => {
+    const out: Answer[] = [];
+    for (let from = 0; from < n; from += batch) {
+      out.push(...(await Promise.all(Array.from({ length: Math.min(batch, n - from) }, (_, k) => send(t.url, sent(t, from + k))))));
+    }
+    if (!out.some((a) => a.status === 429)) out.push({ status: 0, contentType: '', body: `${limit} did not hold: no 429 in ${n} requests`, ms: 0 });
+    return out;
+  };
+}
+
 // ---------------------------------------------------------------- public routes (no key)
 
 const PUBLIC: Attack[] = [
@@ -190,6 +218,18 @@ const PUBLIC: Attack[] = [
     sent: () => get('/', { accept: 'text/html' }) }),
   attack({ id: 'dashboard-anonymous', group: 'public', route: 'GET /admin/queues', input: 'no credentials, asked for as HTML', expect: [401], budgetMs: BUDGET.refuse,
     sent: () => get('/admin/queues', { accept: 'text/html' }) }),
+  {
+    id: 'proxy-headers-search-flood', group: 'public', route: 'GET /v1/ui/autocomplete', expect: [200, 429], budgetMs: () => BUDGET.bigBody,
+    input: '140 requests from one client, 35 at a time, each with other X-Forwarded-For entries before its own, Forwarded, X-Real-IP, X-Client-IP, True-Client-IP',
+    finding: 'issue 22 (2): with a hop-count QUARRY_TRUST_PROXY a client chose its own address; trust now names the proxies',
+    run: spoofedFlood(140, 35, (t, i) => get(`/v1/ui/autocomplete?${q({ uid: t.uid, query: 'py' })}`, spoofedProxyHeaders('203.0.113.50', i)), 'the per-client rate limit'),
+  },
+  {
+    id: 'proxy-headers-sign-in', group: 'public', route: 'POST /v1/admin/session', expect: [401, 429], budgetMs: () => BUDGET.bigBody,
+    input: '15 wrong keys from one client, 5 at a time, each with other spoofed proxy headers',
+    finding: 'issue 22 (2): with a hop-count QUARRY_TRUST_PROXY a client chose its own address; trust now names the proxies',
+    run: spoofedFlood(15, 5, (_t, i) => json('POST', '/v1/admin/session', { key: `wrong-key-${i}-0123456789` }, spoofedProxyHeaders('203.0.113.51', i)), 'the sign-in limit'),
+  },
   {
     id: 'sign-in-flood', group: 'public', route: 'POST /v1/admin/session', input: '30 wrong keys from one address, 10 at a time', expect: [401, 429], budgetMs: () => BUDGET.bigBody,
     async run(t) {
@@ -350,6 +390,18 @@ const KEYED: Attack[] = [
     sent: (t) => ({ method: 'PUT', path: '/admin/queues/api/queues/pause', headers: { ...ATTACKER, ...remembered(t), origin: t.url, 'sec-fetch-site': 'same-origin' } }) }),
   attack({ id: 'dashboard-pause-other-port', group: 'keyed', route: 'PUT /admin/queues/api/queues/pause', input: 'remembered Basic credentials from a page on another port of the same host', expect: [403], budgetMs: BUDGET.refuse,
     sent: (t) => ({ method: 'PUT', path: '/admin/queues/api/queues/pause', headers: { ...ATTACKER, ...remembered(t), origin: `http://${new URL(t.url).hostname}:1`, 'sec-fetch-site': 'same-site' } }) }),
+  {
+    id: 'proxy-headers-wrong-keys', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}, POST /v1/content/search, GET /metrics', expect: [401, 429], budgetMs: () => BUDGET.bigBody,
+    input: '18 wrong keys (X-API-Key, Bearer) from one client, 6 at a time, each with other spoofed proxy headers',
+    finding: 'issue 22 (6): wrong keys were limited only at sign-in; now on every keyed route',
+    run: spoofedFlood(18, 6, (_t, i) => {
+      const headers = spoofedProxyHeaders('203.0.113.52', i);
+      const key = `qk_wrong-${i}`;
+      if (i % 3 === 0) return json('PUT', '/v2/indexes/abuse/documents/guess', { title: 'x', content: 'x' }, { ...headers, 'x-api-key': key });
+      if (i % 3 === 1) return json('POST', '/v1/content/search', { index_uid: 'abuse-content', query: 'x', boosting: 'body' }, { ...headers, 'x-api-key': key });
+      return get('/metrics', { ...headers, authorization: `Bearer ${key}` });
+    }, 'the wrong-key limit'),
+  },
   attack({ id: 'keyed-huge-api-key', group: 'keyed', route: 'POST /v1/content/search', input: 'X-API-Key of 15 KB', expect: [401, 431], budgetMs: BUDGET.refuse,
     sent: () => json('POST', '/v1/content/search', { index_uid: 'abuse-content', query: 'x', boosting: 'body' }, { 'x-api-key': 'k'.repeat(15_000) }) }),
 ];

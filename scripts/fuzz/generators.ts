@@ -245,6 +245,28 @@ const WIDGET_NAMES = [
   'conversation-id', 'from', 'to', 'extra', ...PROPERTY_NAMES,
 ];
 
+/**
+ * Values for the headers proxies write, as a client or a misbehaving proxy may send them: addresses of every
+ * form, lists, ports, garbage, the very long. Behind a trusted proxy they reach the client rule
+ * (api/middleware/client.ts) and every per-client limit.
+ */
+const PROXY_VALUES = [
+  '203.0.113.7', '2001:db8::1', '2001:DB8:0:0:1::1', '::ffff:192.0.2.1', '::ffff:c000:201', '::1', '::', '0.0.0.0', '127.0.0.1',
+  'fe80::1%eth0', '[2001:db8::1]:443', '192.0.2.1:8080', '999.1.1.1', '1.2.3', 'unknown', '_hidden', '', ' , ,', '1.2.3.4, 5.6.7.8',
+  'for=192.0.2.60;proto=http;by=203.0.113.43', 'for="[2001:db8:cafe::17]:4711"', `${'10.0.0.1, '.repeat(300)}10.0.0.2`, 'a'.repeat(2000), '%00', '"quoted"',
+];
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-client-ip', 'true-client-ip', 'x-forwarded-proto', 'x-forwarded-host'];
+
+/** One to three proxy headers with values from PROXY_VALUES (some joined into lists). */
+export function proxyHeaders(rand: Rand): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let n = 1 + int(rand, 3); n > 0; n--) {
+    const value = rand() < 0.3 ? `${pick(rand, PROXY_VALUES)}, ${pick(rand, PROXY_VALUES)}` : pick(rand, PROXY_VALUES);
+    out[pick(rand, PROXY_HEADERS)] = value;
+  }
+  return out;
+}
+
 /** What a widget request is built from: the fuzz configuration and a token one of its searches issued. */
 export interface WidgetFuzzContext {
   uid: string;
@@ -288,6 +310,7 @@ export function widgetRequest(rand: Rand, ctx: WidgetFuzzContext, only?: WidgetO
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (rand() < 0.1) headers.accept = 'text/event-stream';
   if (rand() < 0.05) headers['x-session-id'] = String(pick(rand, WIDGET_VALUES)).replace(/[^\x20-\x7e]/g, '?');
+  if (rand() < 0.25) Object.assign(headers, proxyHeaders(rand));
   const body = method === 'GET' ? undefined : rand() < 0.05 ? '{"broken": ' : JSON.stringify(params);
   const path = `/v1/${variant}/${op}${method === 'GET' ? `?${qs}` : ''}`;
   return { method, path, headers, body, describe: `${method} ${path.slice(0, 200)} ${body?.slice(0, 200) ?? ''}` };

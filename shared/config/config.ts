@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from './project-root.js';
+import { weakKeyReason } from '../auth/key-strength.js';
+import { trustProxySchema } from './trust-proxy.js';
 
 /**
  * The only reader of process.env. Every variable is listed here once, parsed once at start,
@@ -27,12 +29,6 @@ const budget = z
   })
   .refine((b) => b.points >= 1 && b.seconds >= 1, 'points and seconds must both be at least 1');
 
-/** Express's `trust proxy`: true/false, a hop count, or addresses/subnets (`loopback`, `10.0.0.0/8`). */
-function trustProxy(v: string): boolean | number | string {
-  if (v === 'true' || v === 'false') return v === 'true';
-  return /^\d+$/.test(v) ? Number(v) : v;
-}
-
 /**
  * API processes on one host: one per core, up to 4. Each holds every index in memory (docs/scale-out.md),
  * so a big machine with big indexes sets the number it can afford rather than one per core.
@@ -52,7 +48,14 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'use 1-64 letters, digits, or _ . : -')
     .default('quarry'),
-  QUARRY_MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Guessing it is limited per client (api/middleware/key-failure-limit.ts); a weak one falls to a botnet anyway.
+  QUARRY_MASTER_KEY: z
+    .string()
+    .superRefine((key, ctx) => {
+      const reason = weakKeyReason(key);
+      if (reason) ctx.addIssue({ code: 'custom', message: reason });
+    })
+    .optional(),
   QUARRY_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   QUARRY_SESSION_TTL_HOURS: int(1, 8760).default(12),
   QUARRY_WEB_DIR: z.string().min(1).optional(),
@@ -101,7 +104,7 @@ const envSchema = z.object({
   QUARRY_RATE_LIMIT_CLIENT: budget.prefault('120/10'),
   QUARRY_RATE_LIMIT_UID: budget.prefault('2000/10'),
   QUARRY_LEARNING_MIN_ADDRESSES: int(1, 1000).default(3),
-  QUARRY_TRUST_PROXY: z.string().default('false'),
+  QUARRY_TRUST_PROXY: trustProxySchema.default(false),
   QUARRY_GENERATION_CONCURRENCY: int(1, 1024).default(4),
   QUARRY_GENERATION_TIMEOUT_SECONDS: int(1, 3600).default(30),
   QUARRY_LLM_PROVIDER: z.enum(['extractive', 'openai']).default('extractive'),
@@ -125,7 +128,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       /** Bearer token that may read /metrics besides admin keys; unset: admin keys only. */
       metricsToken: e.QUARRY_METRICS_TOKEN,
       dashboard: e.QUARRY_DASHBOARD,
-      trustProxy: trustProxy(e.QUARRY_TRUST_PROXY),
+      /** Proxies (addresses, ranges, loopback/linklocal/uniquelocal) whose X-Forwarded-For names the client; false: none. */
+      trustProxy: e.QUARRY_TRUST_PROXY,
       /** The built web app served at /app/. */
       webDir: e.QUARRY_WEB_DIR ? resolve(e.QUARRY_WEB_DIR) : resolve(projectRoot(), 'web/dist'),
       /** The built widget served at /widget.js (npm run build:widget). */

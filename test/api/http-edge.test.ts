@@ -14,7 +14,7 @@ beforeAll(async () => {
   svc = await startTestService({
     workers: false,
     // Each test speaks for its own client address; a short request timeout keeps the slow-loris cases short.
-    env: { QUARRY_TRUST_PROXY: 'true', QUARRY_RATE_LIMIT_CLIENT: '2/600', QUARRY_REQUEST_TIMEOUT_SECONDS: '3' },
+    env: { QUARRY_TRUST_PROXY: 'loopback', QUARRY_RATE_LIMIT_CLIENT: '2/600', QUARRY_REQUEST_TIMEOUT_SECONDS: '3' },
   });
 });
 afterAll(async () => {

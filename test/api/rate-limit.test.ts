@@ -26,7 +26,7 @@ function options(perClient: number, perUid: number, extra: Partial<RateLimitOpti
 /** A stand-in for one API process: the middleware in front of a search route, on a real socket. */
 async function serve(limit: RequestHandler) {
   const app = express();
-  app.set('trust proxy', true); // lets a test speak for several client addresses through X-Forwarded-For
+  app.set('trust proxy', 'loopback'); // lets a test speak for several client addresses through X-Forwarded-For
   app.use(express.json());
   app.use(limit);
   app.all('/v1/ui/search', (_req, res) => {

@@ -1,8 +1,9 @@
 // Random parameters through every search-interface route (the browser-facing surface, no key but the
-// conversation listing's): every request must end in a 2xx, or a 4xx with a {code, message} body, never a
-// 5xx, a hang or a crashed process; streamed answers end in `done` or an error event of a 4xx. The short
-// mode of `npm run fuzz -- --targets widget` (same generators and checks, scripts/fuzz/); input i of the
-// seed replays alone. FUZZ_WIDGET_REQUESTS raises the count per route.
+// conversation listing's), a quarter of them with proxy headers of every form (believed: the service trusts
+// loopback): every request must end in a 2xx, or a 4xx with a {code, message} body, never a 5xx, a hang or a
+// crashed process; streamed answers end in `done` or an error event of a 4xx. The short mode of
+// `npm run fuzz -- --targets widget` (same generators and checks, scripts/fuzz/); input i of the seed replays
+// alone. FUZZ_WIDGET_REQUESTS raises the count per route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareFuzzData } from '../../scripts/fuzz/fixtures.js';
 import { runHttp } from '../../scripts/fuzz/runner.js';
@@ -16,7 +17,8 @@ let svc: TestService;
 let ctx: HttpFuzzContext;
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { QUARRY_RATE_LIMIT_CLIENT: '1000000/10', QUARRY_RATE_LIMIT_UID: '1000000/10' } });
+  // Behind a trusted proxy (loopback): the fuzzed proxy headers reach the client rule and every limit keyed on it.
+  svc = await startTestService({ env: { QUARRY_RATE_LIMIT_CLIENT: '1000000/10', QUARRY_RATE_LIMIT_UID: '1000000/10', QUARRY_TRUST_PROXY: 'loopback' } });
   ctx = await prepareFuzzData(svc.url, MASTER_KEY);
 }, 120_000);
 afterAll(() => svc?.close());

@@ -11,7 +11,7 @@ import { WebSessions } from '../../shared/auth/web-sessions.js';
 import { createLogger } from '../../shared/logging/create-logger.js';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { Reconciler } from '../../workers/reconciler.js';
-import { SignInLimiter } from '../../api/middleware/sign-in-limit.js';
+import { KeyFailureLimiter } from '../../api/middleware/key-failure-limit.js';
 import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 const CSP =
@@ -166,7 +166,7 @@ describe('sign-in', () => {
   it('still limits failures in memory while Redis is unreachable', async () => {
     const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     try {
-      const limiter = new SignInLimiter(down, 'qtest-down');
+      const limiter = new KeyFailureLimiter(down, 'qtest-down');
       for (let i = 0; i < 10; i++) {
         await limiter.check('10.9.9.9');
         await limiter.fail('10.9.9.9');
@@ -176,6 +176,20 @@ describe('sign-in', () => {
     } finally {
       down.disconnect();
     }
+  });
+
+  it('shares wrong keys between API processes through Redis: another process refuses the client after at most one try of its own', async () => {
+    const [first, second] = [0, 1].map(() => new KeyFailureLimiter(svc.redis, `${svc.prefix}:two-processes`));
+    for (let i = 0; i < 10; i++) {
+      await first.check('10.9.8.7');
+      await first.fail('10.9.8.7');
+    }
+    await expect(first.check('10.9.8.7')).rejects.toMatchObject({ status: 429 });
+    // The second process has seen no wrong key from the client: one try, then Redis decides there too.
+    await expect(second.check('10.9.8.7')).resolves.toBeUndefined();
+    await second.fail('10.9.8.7');
+    await expect(second.check('10.9.8.7')).rejects.toMatchObject({ status: 429 });
+    await expect(second.check('10.9.8.6')).resolves.toBeUndefined();
   });
 
   it('refuses a cross-site sign-in (foreign Origin or Sec-Fetch-Site) and accepts its own origin', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientHash, clientNetwork } from '../../shared/auth/client-hash.js';
+import { clientHash } from '../../shared/auth/client-hash.js';
+import { clientNetwork } from '../../shared/auth/client-network.js';
 
 describe('clientNetwork: what one client can vary without counting as another', () => {
   it.each([
@@ -10,6 +11,11 @@ describe('clientNetwork: what one client can vary without counting as another', 
     ['2001:0db8:85a3:0012:0000:0000:0000:0001', '2001:db8:85a3:12::/64'],
     ['2001:db8::', '2001:db8:0:0::/64'],
     ['::1', '0:0:0:0::/64'],
+    ['::ffff:cb00:7107', '203.0.113.7'],
+    ['0:0:0:0:0:ffff:203.0.113.7', '203.0.113.7'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['64:ff9b::203.0.113.7', '64:ff9b:0:0::/64'],
+    ['unknown', 'unknown'],
   ])('%s -> %s', (address, network) => {
     expect(clientNetwork(address)).toBe(network);
   });

@@ -35,6 +35,28 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('refuses QUARRY_TRUST_PROXY as true, a hop count or a /0 at start (any direct client could choose its address), saying what to write instead', () => {
+    for (const bad of ['true', '1', '2', '0.0.0.0/0', '::/0', 'loopback, 0.0.0.0/0']) {
+      expect(() => loadConfig({ QUARRY_TRUST_PROXY: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ QUARRY_TRUST_PROXY: bad })).toThrow(/QUARRY_TRUST_PROXY: .*name the proxies instead: loopback .*10\.0\.0\.0\/8/);
+    }
+    expect(() => loadConfig({ QUARRY_TRUST_PROXY: 'proxy.internal' })).toThrow(/'proxy\.internal' is neither an IP address, a CIDR range/);
+    expect(() => loadConfig({ QUARRY_TRUST_PROXY: '10.0.0.0/33' })).toThrow(/prefix length must be a whole number from 1 to 32/);
+    expect(loadConfig({}).http.trustProxy).toBe(false);
+    expect(loadConfig({ QUARRY_TRUST_PROXY: 'false' }).http.trustProxy).toBe(false);
+    expect(loadConfig({ QUARRY_TRUST_PROXY: 'loopback, 10.0.0.5,172.16.0.0/12 , fd00::/8,uniquelocal' }).http.trustProxy)
+      .toEqual(['loopback', '10.0.0.5', '172.16.0.0/12', 'fd00::/8', 'uniquelocal']);
+  });
+
+  it('refuses a master key that is easy to guess at start, saying the rule; random and long keys pass', () => {
+    for (const weak of ['aaaaaaaaaaaaaaaaaaaa', 'passwordpassword', 'changemechangeme', 'hunter2hunter2hunter2', '0123456789abcdef', '1234567890123456']) {
+      expect(() => loadConfig({ QUARRY_MASTER_KEY: weak })).toThrow(/QUARRY_MASTER_KEY: is too easy to guess \(about \d+ bits\); use at least 16 characters worth at least 44 bits/);
+    }
+    for (const strong of ['test-master-key-0123456789', 'qm_kZ3v9Qe1xYbT7pLw2NcR8sHd', 'correct horse battery staple', 'Tr0ub4dor&3xkcd!']) {
+      expect(loadConfig({ QUARRY_MASTER_KEY: strong }).auth.masterKey).toBe(strong);
+    }
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ REDIS_URL: '', PORT: '' }).http.port).toBe(8080);
   });
