@@ -247,10 +247,10 @@ describe('compressed bodies', () => {
   /** Each request from an address of its own: the file's client limit is 2 requests. */
   const send = (path: string, encoding: string, body: Buffer, headers: Record<string, string> = {}) =>
     fetch(svc.url + path, {
-      method: path.startsWith('/v2/') ? 'PUT' : 'POST', body,
+      method: path.startsWith('/v2/') ? 'PUT' : 'POST', body: new Uint8Array(body),
       headers: { 'content-type': 'application/json', 'content-encoding': encoding, 'x-forwarded-for': `10.22.4.${++client}`, ...headers },
     });
-  const ROUTES = [
+  const ROUTES: { name: string; path: string; headers: Record<string, string> }[] = [
     { name: 'push (keyed)', path: '/v2/indexes/edge-compressed/documents/a', headers: { 'x-api-key': MASTER_KEY } },
     { name: 'admin (keyed)', path: '/v1/admin/indexes', headers: { 'x-api-key': MASTER_KEY } },
     { name: 'search interface (anonymous)', path: '/v1/ui/search', headers: {} },
@@ -269,7 +269,8 @@ describe('compressed bodies', () => {
           expect(await r.json()).toEqual({ code: 400, error: 'invalid_request', message: expect.stringContaining(`not valid ${encoding} data`) });
         }
       }
-      const lines = await waitFor(() => (logLines.length - from >= ROUTES.length * corrupt.length * 2 ? logLines.slice(from) : null), 5000);
+      await waitFor(() => logLines.length - from >= ROUTES.length * corrupt.length * 2, 5000);
+      const lines = logLines.slice(from);
       expect(lines.filter((l) => l.level >= 40)).toEqual([]);
       expect(lines.filter((l) => l.msg === 'request rejected' && /not valid/.test(l.message ?? ''))).toHaveLength(ROUTES.length * corrupt.length);
     });
