@@ -203,6 +203,16 @@ const put = (t: AbuseTarget, uid: string, body: unknown) => json('PUT', `/v2/ind
 const contentSearch = (t: AbuseTarget, body: Record<string, unknown>) =>
   json('POST', '/v1/content/search', { index_uid: 'abuse-content', query: '', boosting: 'body', filter: '', fields: [], limit: 10, ...body }, keyed(t));
 
+/** Hosts the crawler must refuse, spelt every way a URL allows, as start URLs and as sitemaps. */
+const LOCAL_SEEDS: ['start_urls' | 'sitemaps', string][] = [
+  ...['localhost', 'LocalHost', 'app.localhost', 'a.b.LOCALHOST'].flatMap((name) => ['', '.', '..'].flatMap((dot) =>
+    ['', ':8080'].map((port): ['start_urls', string] => ['start_urls', `http://${name}${dot}${port}/`]))),
+  ...['127.0.0.1.', '2130706433', '0x7f.1', '0', '10.0.0.1.', '169.254.169.254.', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:a9fe:a9fe]',
+    '[64:ff9b::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b:1::a00:1]', '[64:ff9b:1::808:808]', '[64:ff9b:1:ffff::1]', '[fe80::1]', '[fd00::1]']
+    .map((host): ['start_urls', string] => ['start_urls', `https://${host}/`]),
+  ['sitemaps', 'http://localhost./sitemap.xml'], ['sitemaps', 'http://[64:ff9b:1::a00:1]/sitemap.xml'],
+];
+
 const KEYED: Attack[] = [
   attack({ id: 'push-huge-title', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'title of 1 MB', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => put(t, 'huge-title', { title: 'T'.repeat(MB), content: '<p>x</p>' }) }),
@@ -301,6 +311,19 @@ const KEYED: Attack[] = [
       uid: 'hostile', kind: 'website', start_urls: Array.from({ length: 100 }, (_, i) => `https://site${i}.invalid/${'p'.repeat(1990)}`),
       include: Array.from({ length: 100 }, () => '*a'.repeat(500)), fragments: [`${':is('.repeat(199)}a${')'.repeat(199)}`],
     }, keyed(t)) }),
+  {
+    id: 'admin-source-local-seeds', group: 'keyed', route: 'POST /v1/admin/sources', expect: [400], budgetMs: () => BUDGET.small,
+    input: 'seeds spelling loopback and private hosts: trailing dots, case, *.localhost, numeric and IPv4-in-IPv6 forms, NAT64 (both prefixes)',
+    finding: 'issue 22: localhost. passed the creation check; 64:ff9b:1::/48 counted as public',
+    async run(t) {
+      const answers: Answer[] = [];
+      for (const [i, [field, url]] of LOCAL_SEEDS.entries()) {
+        const body = { uid: `local-${i}`, kind: 'website', start_urls: field === 'start_urls' ? [url] : ['https://example.com/'], ...(field === 'sitemaps' ? { sitemaps: [url] } : {}) };
+        answers.push(await send(t.url, json('POST', '/v1/admin/sources', body, keyed(t))));
+      }
+      return answers;
+    },
+  },
   attack({ id: 'admin-key-huge-name', group: 'keyed', route: 'POST /v1/admin/keys', input: 'name of 1 MB', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => json('POST', '/v1/admin/keys', { name: 'n'.repeat(MB), permissions: ['read'] }, keyed(t)) }),
   attack({ id: 'admin-documents-limit', group: 'keyed', route: 'GET /v1/admin/indexes/{uid}/documents', input: 'limit=1e9', expect: [400], budgetMs: BUDGET.refuse,
