@@ -94,7 +94,7 @@ for (let i = 0; i < 300 && !stopping; i++) {
 }
 if (!stopping) {
   const keyFile = master.file && (relative(process.cwd(), master.file).startsWith('..') ? master.file : relative(process.cwd(), master.file));
-  const masterKey = keyFile ? `the master key from ${keyFile} (cat ${keyFile})` : 'the master key you set in QUARRY_MASTER_KEY';
+  const masterKey = keyFile ? `the master key in ${keyFile}` : 'the master key you set in QUARRY_MASTER_KEY';
   const dashboard = !['false', '0'].includes(env.QUARRY_DASHBOARD ?? '');
   say(`Quarry is running at ${url}`);
   say(`  Web app:  ${url}/app/  (sign in with ${masterKey}, or with a key that has the admin permission)`);

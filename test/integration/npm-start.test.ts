@@ -26,7 +26,7 @@ describe('npm start (the embedded default)', () => {
       expect(await waitFor(() => out.includes('Quarry is running at'), 60_000, 100), out).toBe(true);
       expect(out).toContain('npm run keys -- create');
       // Where the web app is and how to sign in to it, beside the API and the queue dashboard (issue 22).
-      expect(out).toContain(`Web app:  http://localhost:${port}/app/  (sign in with the master key from ${join(dataDir, 'master-key')} (cat ${join(dataDir, 'master-key')})`);
+      expect(out).toContain(`Web app:  http://localhost:${port}/app/  (sign in with the master key in ${join(dataDir, 'master-key')}, or with a key that has the admin permission)`);
       expect(out).toMatch(new RegExp(`API: +http://localhost:${port} `));
       expect(out).toMatch(new RegExp(`Queues: +http://localhost:${port}/admin/queues `));
       const redisPort = Number(out.match(/Redis started on 127\.0\.0\.1:(\d+)/)?.[1]);
