@@ -18,7 +18,7 @@ const DEADLINE_MS = 9_800;
 export async function superviseApiProcesses(config: Config, log: Logger): Promise<void> {
   const count = config.http.processes;
   // The store's migrations run here once, before the processes open it side by side.
-  await (await createStorage(config.storage)).close();
+  await (await createStorage(config.storage, { log })).close();
   // Round robin, not the OS's choice: that tends to put most keep-alive connections on one process.
   cluster.schedulingPolicy = cluster.SCHED_RR;
   const live = new Set<Worker>();

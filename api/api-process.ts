@@ -17,7 +17,7 @@ import { createStorage } from '../shared/storage/create-storage.js';
  */
 export async function runApiProcess(config: Config, log: Logger): Promise<void> {
   const inCluster = cluster.isWorker;
-  const storage = await createStorage(config.storage, { commitThread: true });
+  const storage = await createStorage(config.storage, { commitThread: true, log });
   const redis = connectRedis(config.redis.url, 'quarry-api', (err) => log.warn({ err: err.message }, 'redis connection error'), {
     commandTimeoutMs: REQUEST_PATH_COMMAND_TIMEOUT_MS,
   });

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../shared/config/config.js';
 import { createStorage, type Storage } from '../shared/storage/create-storage.js';
+import { PRIVATE_UMASK } from '../shared/storage/private-folder.mjs';
 
 /** Nothing listens at the address: the tools then work straight on the data folder (bootstrap). */
 export class ServerNotRunning extends Error {}
@@ -72,6 +73,8 @@ export async function viaApiOrStorage<T>(client: AdminClient, config: Config, re
     const where = config.storage.backend === 'postgres' ? 'the PostgreSQL database' : `the data folder ${config.storage.dataDir}`;
     console.error(`(${err.message}; working straight on ${where})`);
   }
+  // The tools write the data folder as the service does: privately (docs/security.md).
+  process.umask(PRIVATE_UMASK);
   const storage = await createStorage(config.storage);
   try {
     return await local(storage);

@@ -4,8 +4,8 @@
 // newer than the last build, so `npm start` and `npm test` can call it every time. Plain JavaScript:
 // it runs before anything is compiled.
 //   node scripts/build-server.mjs [--if-stale]
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildInto, isStale } from './build-support.mjs';
 
@@ -19,11 +19,12 @@ export function serverIsStale() {
   return SOURCES.some((folder) => isStale(join(root, folder), stamp, watched));
 }
 
-function modulesUnder(dir) {
+/** Files under `dir` whose name ends with `ext` (declaration files aside). */
+function filesUnder(dir, ext) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return modulesUnder(path);
-    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+    if (statSync(path).isDirectory()) return filesUnder(path, ext);
+    return name.endsWith(ext) && !name.endsWith(`.d${ext}`) ? [path] : [];
   });
 }
 
@@ -32,7 +33,7 @@ export async function buildServer() {
   const { build } = await import('esbuild');
   await buildInto(dist, async (next) => {
     await build({
-      entryPoints: SOURCES.flatMap((folder) => modulesUnder(join(root, folder))),
+      entryPoints: SOURCES.flatMap((folder) => filesUnder(join(root, folder), '.ts')),
       outbase: root,
       outdir: next,
       bundle: false,
@@ -42,6 +43,12 @@ export async function buildServer() {
       sourcemap: 'linked',
       logLevel: 'warning',
     });
+    // Plain JavaScript modules the TypeScript imports (shared with scripts that run before any build) go as they are.
+    for (const file of SOURCES.flatMap((folder) => filesUnder(join(root, folder), '.mjs'))) {
+      const target = join(next, relative(root, file));
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(file, target);
+    }
     // No package.json of its own: Node reads these .js files as ES modules by the project's
     // ("type": "module"), and projectRoot() finds the project's folder above dist/.
     writeFileSync(join(next, 'BUILT'), `${new Date().toISOString()}\n`);

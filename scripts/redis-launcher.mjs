@@ -48,7 +48,7 @@ export function redisPing(port, host = '127.0.0.1', timeoutMs = 500) {
  * document store (not Redis) is what a 204 relies on, so a lost second of queue is re-enqueued.
  */
 export async function startRedis({ binary, dir, port, log = () => {} }) {
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const args = [
     '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes',
     '--appendfsync', 'everysec', '--save', '', '--daemonize', 'no', '--logfile', join(dir, 'redis.log'),

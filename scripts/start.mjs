@@ -2,14 +2,15 @@
 // Plain JavaScript so it can run before `npm install` has.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDeps } from './ensure-deps.mjs';
 import { ensureWeb } from './build-web.mjs';
 import { ensureWidget } from './build-widget.mjs';
 import { ensureServer } from './build-server.mjs';
 import { REDIS_HELP, findRedisServer, freePort, startRedis } from './redis-launcher.mjs';
+import { PRIVATE_UMASK, describeChanges, makeFolderPrivate } from '../shared/storage/private-folder.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (m) => console.log(`[quarry] ${m}`);
@@ -19,8 +20,13 @@ await ensureWidget();
 // Processes start from compiled JavaScript (dist/), built here when a source changed since.
 await ensureServer();
 
+// From here on, what this process and its children (Redis, the API, the workers) create is this user's alone:
+// the data folder holds documents, queries, conversations, key hashes and secrets (docs/security.md).
+process.umask(PRIVATE_UMASK);
 const dataDir = resolve(process.env.QUARRY_DATA_DIR || './data');
-mkdirSync(dataDir, { recursive: true });
+const { changed, failed } = makeFolderPrivate(dataDir);
+if (changed.length) say(`The data folder was readable by other users; made private to this one: ${describeChanges(changed)}`);
+for (const f of failed) say(`Could not make ${f.path} (${f.mode}) private: ${f.error}; fix it by hand`);
 const env = { ...process.env, QUARRY_DATA_DIR: dataDir };
 
 /** A secret generated once and kept in the data folder, so restarts keep the same keys valid. */
@@ -92,9 +98,14 @@ for (let i = 0; i < 300 && !stopping; i++) {
   await new Promise((r) => setTimeout(r, 100));
 }
 if (!stopping) {
-  say(`Quarry is running at ${url}  (API docs: ${url}/openapi.json, queues: ${url}/admin/queues)`);
+  const keyFile = master.file && (relative(process.cwd(), master.file).startsWith('..') ? master.file : relative(process.cwd(), master.file));
+  const masterKey = keyFile ? `the master key in ${keyFile}` : 'the master key you set in QUARRY_MASTER_KEY';
+  const dashboard = !['false', '0'].includes(env.QUARRY_DASHBOARD ?? '');
+  say(`Quarry is running at ${url}`);
+  say(`  Web app:  ${url}/app/  (sign in with ${masterKey}, or with a key that has the admin permission)`);
+  say(`  API:      ${url}  (OpenAPI document: ${url}/openapi.json; send a key in X-API-Key)`);
+  if (dashboard) say(`  Queues:   ${url}/admin/queues  (any user name, the master key as password; or signed in to the web app)`);
   say(`Create an API key:  npm run keys -- create --name my-app --permissions read,write`);
-  say(master.file ? `Master key (admin API, dashboard password): in ${master.file}` : 'Master key: the QUARRY_MASTER_KEY you set');
   say('Stop with Ctrl-C (SIGINT) or SIGTERM.');
 }
 

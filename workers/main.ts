@@ -6,11 +6,14 @@ import { createLogger } from '../shared/logging/create-logger.js';
 import { envWithFlags, onShutdown, runMain } from '../shared/process/process-lifecycle.js';
 import { connectRedis } from '../shared/redis/connect-redis.js';
 import { createStorage } from '../shared/storage/create-storage.js';
+import { PRIVATE_UMASK } from '../shared/storage/private-folder.mjs';
 import { Reconciler } from './reconciler.js';
 import { startWorkers } from './registry.js';
 
 /** A worker process: `npm run start:worker -- --queues index,embed --concurrency 8`. */
 async function main() {
+  // What this process writes to the data folder (SQLite's files) is its user's alone (docs/security.md).
+  process.umask(PRIVATE_UMASK);
   const config = loadConfig(envWithFlags(process.argv.slice(2), {
     queues: 'QUARRY_WORKER_QUEUES',
     concurrency: 'QUARRY_WORKER_CONCURRENCY',
@@ -18,7 +21,7 @@ async function main() {
   const log = createLogger(config.log.level, 'worker');
   // Indexing can wait a little; accepting writes should not: under contention the API gets the CPU first.
   setPriority(config.pipeline.nice);
-  const storage = await createStorage(config.storage);
+  const storage = await createStorage(config.storage, { log });
   const redis = connectRedis(config.redis.url, 'quarry-worker', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   // Concurrent jobs of this process share provider calls: fewer, fuller requests to an HTTP provider.

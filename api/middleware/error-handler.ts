@@ -6,6 +6,8 @@ interface HttpParserError {
   type?: string;
   status?: number;
   limit?: number;
+  encoding?: string;
+  charset?: string;
 }
 
 /** body-parser's failures become the spec's error body with a message a client can act on. */
@@ -16,8 +18,10 @@ function fromParser(err: HttpParserError): AppError | null {
     case 'entity.too.large':
       return new AppError('payload_too_large', `Request body exceeds the ${err.limit} byte limit (QUARRY_MAX_BODY_BYTES); split it into smaller requests`);
     case 'encoding.unsupported':
+      return new AppError('unsupported_media_type',
+        `Unsupported Content-Encoding '${String(err.encoding).slice(0, 100)}'; send the body uncompressed, or compressed with gzip, deflate or br`);
     case 'charset.unsupported':
-      return new AppError('unsupported_media_type', 'Unsupported body encoding or charset; send UTF-8 JSON');
+      return new AppError('unsupported_media_type', `Unsupported charset '${String(err.charset).slice(0, 100)}' in Content-Type; send UTF-8 JSON`);
     case 'request.aborted':
       return new AppError('invalid_request', 'The request body was cut off before it was complete');
     default:

@@ -33,21 +33,39 @@ export function refuseUnread(req: Request, res: Response, next: NextFunction, er
  */
 export function jsonBody(o: JsonBodyOptions): RequestHandler {
   const parse = express.json({ limit: o.limit, type: () => true, strict: false, verify: bodyHasNul });
-  const tooLarge = () => new AppError('payload_too_large', `Request body exceeds the ${o.limit} byte limit (${o.limitName}); send a smaller one`);
+  const tooLarge = (req: Request) => new AppError('payload_too_large',
+    `Request body exceeds the ${o.limit} byte limit (${o.limitName})${isEncoded(req) ? ' once decompressed' : ''}; send a smaller one`);
   return (req, res, next) => {
     if (!hasBody(req)) return next();
-    if (Number(req.headers['content-length']) > o.limit) return refuseUnread(req, res, next, tooLarge());
+    if (Number(req.headers['content-length']) > o.limit) return refuseUnread(req, res, next, tooLarge(req));
     const timer = o.deadlineMs === undefined ? undefined : setTimeout(() => cutOff(req, res, o.deadlineMs!), o.deadlineMs);
     parse(req, res, (err?: unknown) => {
       clearTimeout(timer);
       if (res.headersSent) return; // cut off: the 408 went out and the connection is closing
       if ((err as { type?: string } | undefined)?.type === 'entity.too.large') {
         res.set('Connection', 'close');
-        return next(tooLarge());
+        return next(tooLarge(req));
       }
-      next(err);
+      next(err !== undefined && isEncoded(req) && !(err as { type?: string }).type ? undecodable(req, err) : err);
     });
   };
+}
+
+/** Content-Encoding other than identity: body-parser inflates gzip, deflate and br (415 for any other). */
+function isEncoded(req: Request): boolean {
+  const encoding = req.headers['content-encoding'];
+  return encoding !== undefined && encoding.toLowerCase() !== 'identity';
+}
+
+/**
+ * body-parser gives every reading error a type, except the decompressor's own (zlib's Z_DATA_ERROR, brotli's
+ * ERR_*), which it passes on as a bare 400 the error handler would answer 500: the client sent bytes that
+ * do not inflate, so it is told which encoding failed.
+ */
+function undecodable(req: Request, err: unknown): AppError {
+  const encoding = String(req.headers['content-encoding']);
+  return new AppError('invalid_request', `Invalid request: the body is not valid ${encoding} data (Content-Encoding: ${encoding}); compress it with ${encoding}, or send it uncompressed without Content-Encoding`)
+    .withInternal(`${(err as { code?: string }).code ?? ''} ${(err as Error).message ?? String(err)}`.trim());
 }
 
 /** A body still arriving at its deadline: 408 with the spec's body, then the connection is dropped. */

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { z } from 'zod';
-import { isPublicAddress } from '../../shared/crawl/public-address.js';
+import { isLocalhostName, isPublicAddress } from '../../shared/crawl/public-address.js';
 import { nextCrawlDue } from '../../shared/crawl/recrawl-schedule.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { queueCrawl, type CrawlQueue } from '../../shared/jobs/crawl-queue.js';
@@ -163,10 +163,9 @@ export class SourceService {
     const deadline = new Promise<null>((resolve) => setTimeout(resolve, LOOKUP_DEADLINE_MS, null).unref());
     const resolved = await Promise.all(seeds.map(async ([field, url]) => {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-      // RFC 6761: localhost names are loopback whatever a resolver says, and need no lookup to refuse.
       const addresses = isIP(host)
         ? [host]
-        : host === 'localhost' || host.endsWith('.localhost')
+        : isLocalhostName(host)
           ? ['127.0.0.1']
           : await Promise.race([lookup(host, { all: true }).then((all) => all.map((a) => a.address), () => null), deadline]);
       return { field, url, addresses: addresses ?? [] };

@@ -1,6 +1,7 @@
 // The abuse catalogue: for every public and keyed route, inputs sized to hurt, each with the answers the
 // spec allows (a 2xx or its 4xx with {code, message}) and a time budget (docs/security.md, "Abuse suite").
 // Shared by `npm run abuse` (measures, prints budget vs measured) and test/abuse/ (asserts the answers).
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { idleOrTrickle, send, stalledReader, type Answer, type Sent } from './http.js';
 import { URL_80, type AbuseTarget } from './fixtures.js';
 import { api, until } from '../fuzz/fixtures.js';
@@ -23,6 +24,8 @@ export interface Attack {
   holds?: boolean;
   /** A finding another change is fixing, which this attack shows until it lands. */
   finding?: string;
+  /** The one request the attack sends, when it sends one: the compressed-body attacks reuse its route and headers. */
+  request?: (t: AbuseTarget) => Sent;
   run(t: AbuseTarget, l: Limits): Promise<Answer[]>;
 }
 
@@ -73,7 +76,7 @@ const q = (params: Record<string, string>) => new URLSearchParams(params).toStri
 
 function attack(a: Omit<Attack, 'run' | 'budgetMs'> & { budgetMs: number | ((l: Limits) => number); sent: (t: AbuseTarget) => Sent }): Attack {
   const { sent, budgetMs, ...rest } = a;
-  return { ...rest, budgetMs: typeof budgetMs === 'number' ? () => budgetMs : budgetMs, run: async (t) => [await send(t.url, sent(t))] };
+  return { ...rest, budgetMs: typeof budgetMs === 'number' ? () => budgetMs : budgetMs, request: sent, run: async (t) => [await send(t.url, sent(t))] };
 }
 
 /** `n` requests at once from `n` client addresses (behind the trusted proxy), each reading nothing after the headers. */
@@ -249,6 +252,16 @@ const put = (t: AbuseTarget, uid: string, body: unknown) => json('PUT', `/v2/ind
 const contentSearch = (t: AbuseTarget, body: Record<string, unknown>) =>
   json('POST', '/v1/content/search', { index_uid: 'abuse-content', query: '', boosting: 'body', filter: '', fields: [], limit: 10, ...body }, keyed(t));
 
+/** Hosts the crawler must refuse, spelt every way a URL allows, as start URLs and as sitemaps. */
+const LOCAL_SEEDS: ['start_urls' | 'sitemaps', string][] = [
+  ...['localhost', 'LocalHost', 'app.localhost', 'a.b.LOCALHOST'].flatMap((name) => ['', '.', '..'].flatMap((dot) =>
+    ['', ':8080'].map((port): ['start_urls', string] => ['start_urls', `http://${name}${dot}${port}/`]))),
+  ...['127.0.0.1.', '2130706433', '0x7f.1', '0', '10.0.0.1.', '169.254.169.254.', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:a9fe:a9fe]',
+    '[64:ff9b::7f00:1]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b:1::a00:1]', '[64:ff9b:1::808:808]', '[64:ff9b:1:ffff::1]', '[fe80::1]', '[fd00::1]']
+    .map((host): ['start_urls', string] => ['start_urls', `https://${host}/`]),
+  ['sitemaps', 'http://localhost./sitemap.xml'], ['sitemaps', 'http://[64:ff9b:1::a00:1]/sitemap.xml'],
+];
+
 const KEYED: Attack[] = [
   attack({ id: 'push-huge-title', group: 'keyed', route: 'PUT /v2/indexes/{index}/documents/{uid}', input: 'title of 1 MB', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => put(t, 'huge-title', { title: 'T'.repeat(MB), content: '<p>x</p>' }) }),
@@ -373,6 +386,19 @@ const KEYED: Attack[] = [
       uid: 'hostile', kind: 'website', start_urls: Array.from({ length: 100 }, (_, i) => `https://site${i}.invalid/${'p'.repeat(1990)}`),
       include: Array.from({ length: 100 }, () => '*a'.repeat(500)), fragments: [`${':is('.repeat(199)}a${')'.repeat(199)}`],
     }, keyed(t)) }),
+  {
+    id: 'admin-source-local-seeds', group: 'keyed', route: 'POST /v1/admin/sources', expect: [400], budgetMs: () => BUDGET.small,
+    input: 'seeds spelling loopback and private hosts: trailing dots, case, *.localhost, numeric and IPv4-in-IPv6 forms, NAT64 (both prefixes)',
+    finding: 'issue 22: localhost. passed the creation check; 64:ff9b:1::/48 counted as public',
+    async run(t) {
+      const answers: Answer[] = [];
+      for (const [i, [field, url]] of LOCAL_SEEDS.entries()) {
+        const body = { uid: `local-${i}`, kind: 'website', start_urls: field === 'start_urls' ? [url] : ['https://example.com/'], ...(field === 'sitemaps' ? { sitemaps: [url] } : {}) };
+        answers.push(await send(t.url, json('POST', '/v1/admin/sources', body, keyed(t))));
+      }
+      return answers;
+    },
+  },
   attack({ id: 'admin-key-huge-name', group: 'keyed', route: 'POST /v1/admin/keys', input: 'name of 1 MB', expect: [400], budgetMs: BUDGET.refuse,
     sent: (t) => json('POST', '/v1/admin/keys', { name: 'n'.repeat(MB), permissions: ['read'] }, keyed(t)) }),
   attack({ id: 'admin-documents-limit', group: 'keyed', route: 'GET /v1/admin/indexes/{uid}/documents', input: 'limit=1e9', expect: [400], budgetMs: BUDGET.refuse,
@@ -448,4 +474,61 @@ const CONNECTIONS: Attack[] = [
   },
 ];
 
-export const ATTACKS: Attack[] = [...PUBLIC, ...KEYED, ...CONNECTIONS];
+// ---------------------------------------------------------------- compressed bodies, on every route above that takes a body
+
+const COMPRESSORS = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
+const SMALL_JSON = Buffer.from('{"uid":"x","session-id":"s","query":"python","title":"t","content":"c","key":"k"}');
+/** Past every route group's limit once inflated (QUARRY_MAX_BODY_BYTES is 20 MB), yet a few KB on the wire. */
+const INFLATES_TO = 21 * MB;
+
+/** Bodies that do not inflate as their Content-Encoding says: not compressed at all, cut short, a header then noise. */
+function corruptBodies(): [string, Buffer][] {
+  const out: [string, Buffer][] = [];
+  for (const [encoding, compress] of Object.entries(COMPRESSORS)) {
+    const whole = compress(SMALL_JSON);
+    out.push([encoding, Buffer.from('{"not":"compressed"}')], [encoding, whole.subarray(0, whole.length - 4)], [encoding, Buffer.concat([whole.subarray(0, 6), Buffer.alloc(64, 0xa5)])]);
+  }
+  return out;
+}
+
+let bombed: [string, Buffer][] | undefined;
+function bombs(): [string, Buffer][] {
+  bombed ??= Object.entries(COMPRESSORS).map(([encoding, compress]) => [encoding, compress(Buffer.alloc(INFLATES_TO, ' '))]);
+  return bombed;
+}
+
+const COMPRESSED_KINDS = [
+  { kind: 'corrupt', input: 'gzip, deflate and br bodies that do not inflate (not compressed, cut short, noise after the header)', expect: [400], bodies: corruptBodies },
+  { kind: 'bomb', input: `gzip, deflate and br bodies inflating to ${INFLATES_TO / MB} MB (past the route's limit)`, expect: [413], bodies: bombs },
+  { kind: 'unknown-encoding', input: 'Content-Encoding: compress, x-unknown, and "gzip, br"', expect: [415],
+    bodies: (): [string, Buffer][] => ['compress', 'x-unknown', 'gzip, br'].map((encoding) => [encoding, SMALL_JSON]) },
+];
+
+/**
+ * Each route the catalogue sends a body to (once per route, with the first attack's method, path and key), sent
+ * bodies compressed wrongly: every encoding, every route, keyed or not, gets its 4xx, none a 500. Each route
+ * speaks from an address of its own so the limits of one client do not mix routes.
+ */
+function compressedBodyAttacks(catalogue: Attack[]): Attack[] {
+  const routes = new Map<string, Attack>();
+  for (const a of catalogue) if (a.request && /^(POST|PUT|PATCH) /.test(a.route) && !routes.has(a.route)) routes.set(a.route, a);
+  return [...routes.values()].flatMap((source, i) => COMPRESSED_KINDS.map((k): Attack => {
+    // A route the catalogue already lets answer 429 (sign-in after failures) may answer it here too.
+    const limited = catalogue.some((a) => a.route === source.route && a.expect.includes(429));
+    return {
+      id: `compressed-${k.kind}-${source.route.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, '')}`, group: source.group, route: source.route, input: k.input,
+      expect: limited ? [...k.expect, 429] : k.expect, budgetMs: () => BUDGET.refuse,
+      async run(t) {
+        const base = source.request!(t);
+        const answers: Answer[] = [];
+        for (const [encoding, body] of k.bodies()) {
+          const headers = { ...base.headers, 'content-encoding': encoding, 'x-forwarded-for': `192.0.2.${i + 1}` };
+          answers.push(await send(t.url, { method: base.method, path: base.path, headers, body }));
+        }
+        return answers;
+      },
+    };
+  }));
+}
+
+export const ATTACKS: Attack[] = [...PUBLIC, ...KEYED, ...compressedBodyAttacks([...PUBLIC, ...KEYED]), ...CONNECTIONS];

@@ -2,6 +2,7 @@
 // Each takes the PRNG of one input (test/helpers/prng.ts inputRand), so input i of a seed replays alone.
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import type { FeedbackPayload } from '../../shared/feedback/feedback-token.js';
 
 export type Rand = () => number;
@@ -277,7 +278,8 @@ export interface FuzzRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Bytes: a compressed body (`encodedBody`). */
+  body?: string | Uint8Array<ArrayBuffer>;
   /** What the request was, for a failure message. */
   describe: string;
   /** A rule the answer must also keep, beyond a 2xx or a well-formed 4xx: what it broke, or null. */
@@ -313,5 +315,43 @@ export function widgetRequest(rand: Rand, ctx: WidgetFuzzContext, only?: WidgetO
   if (rand() < 0.25) Object.assign(headers, proxyHeaders(rand));
   const body = method === 'GET' ? undefined : rand() < 0.05 ? '{"broken": ' : JSON.stringify(params);
   const path = `/v1/${variant}/${op}${method === 'GET' ? `?${qs}` : ''}`;
-  return { method, path, headers, body, describe: `${method} ${path.slice(0, 200)} ${body?.slice(0, 200) ?? ''}` };
+  const describe = `${method} ${path.slice(0, 200)} ${body?.slice(0, 200) ?? ''}`;
+  // Drawn last, so the inputs above stay what they were for a seed.
+  if (body !== undefined && rand() < 0.15) {
+    const encoded = encodedBody(rand, body);
+    headers['content-encoding'] = encoded.encoding;
+    return { method, path, headers, body: new Uint8Array(encoded.body), describe: `${describe} [Content-Encoding: ${encoded.encoding}, ${encoded.how}]` };
+  }
+  return { method, path, headers, body, describe };
+}
+
+const ENCODERS: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+
+/**
+ * A body under a Content-Encoding, well or badly: compressed as it says, cut short, a byte flipped, not compressed
+ * at all, compressed another way (raw deflate, gzip twice), or under an encoding the service does not take.
+ */
+export function encodedBody(rand: Rand, text: string): { encoding: string; body: Buffer; how: string } {
+  const plain = Buffer.from(text);
+  const encoding = pick(rand, ['gzip', 'deflate', 'br', 'GZIP', 'identity', 'compress', 'gzip, br', 'x-fuzz']);
+  const encode = ENCODERS[encoding.toLowerCase()] ?? ((b: Buffer) => b);
+  const whole = encode(plain);
+  const how = pick(rand, ['as it says', 'cut short', 'a byte flipped', 'not compressed', 'raw deflate', 'compressed twice']);
+  switch (how) {
+    case 'cut short':
+      return { encoding, body: whole.subarray(0, int(rand, whole.length)), how };
+    case 'a byte flipped': {
+      const body = Buffer.from(whole);
+      if (body.length) body[int(rand, body.length)] ^= 1 << int(rand, 8);
+      return { encoding, body, how };
+    }
+    case 'not compressed':
+      return { encoding, body: plain, how };
+    case 'raw deflate':
+      return { encoding, body: deflateRawSync(plain), how };
+    case 'compressed twice':
+      return { encoding, body: encode(whole), how };
+    default:
+      return { encoding, body: whole, how };
+  }
 }

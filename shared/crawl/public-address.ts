@@ -28,6 +28,7 @@ for (const [net, prefix] of [
   ['100::', 64], // discard
   ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID, benchmarking)
   ['2001:db8::', 32], // documentation
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates into the operator's own network
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // old site-local
@@ -68,4 +69,13 @@ export function isPublicAddress(address: string): boolean {
   if (v4 !== null && v4 !== '0.0.0.0' && !isPublicAddress(v4)) return false;
   const hex = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16)).join(':');
   return !nonPublic.check(hex, 'ipv6');
+}
+
+/**
+ * RFC 6761: `localhost` and every name under it are loopback whatever a resolver says, so they are refused
+ * without a lookup. A name may end in the root's dot (`localhost.`), which the URL parser keeps.
+ */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
 }

@@ -4,7 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { isPublicAddress } from './public-address.js';
+import { isLocalhostName, isPublicAddress } from './public-address.js';
 
 export const FETCH_DEFAULTS = {
   timeoutMs: 15_000,
@@ -144,7 +144,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions): Prom
     const here = url.href;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'refused', finalUrl: here, reason: 'not http' };
     const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowPrivate && isIP(literal) && !isPublicAddress(literal)) {
+    if (!options.allowPrivate && (isIP(literal) ? !isPublicAddress(literal) : isLocalhostName(literal))) {
       return { kind: 'refused', finalUrl: here, reason: 'private address' };
     }
     seen.add(here);

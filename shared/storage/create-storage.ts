@@ -1,13 +1,15 @@
 import type { Config } from '../config/config.js';
 import type { Storage } from './ports/storage.js';
 import { CachedConfigurationStore } from './cached-configuration-store.js';
-import { createSqliteStorage } from './sqlite/create-sqlite-storage.js';
+import { createSqliteStorage, type DataFolderLog } from './sqlite/create-sqlite-storage.js';
 
 export type { Storage } from './ports/storage.js';
 
 export interface StorageRole {
   /** Commit document writes on a thread of their own (SQLite; the API wants it, workers and scripts need not). */
   commitThread?: boolean;
+  /** Where a data folder made private is reported (SQLite; default: standard error). */
+  log?: DataFolderLog;
 }
 
 /**
@@ -25,7 +27,7 @@ async function createBackend(config: Config['storage'], role: StorageRole): Prom
   if (config.backend === 'sqlite') {
     return createSqliteStorage({
       dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread, commitThreadHeapMb: config.commitThreadHeapMb,
-      minFreeDiskBytes: config.minFreeDiskBytes,
+      minFreeDiskBytes: config.minFreeDiskBytes, log: role.log,
     });
   }
   const vectors = config.qdrant ? (await import('./qdrant/qdrant-vector-index.js')).createQdrantVectorIndex(config.qdrant) : null;

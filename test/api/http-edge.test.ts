@@ -1,5 +1,8 @@
+import { Writable } from 'node:stream';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MASTER_KEY, startTestService, type TestService } from '../helpers/test-service.js';
+import { createLogger } from '../../shared/logging/create-logger.js';
+import { MASTER_KEY, startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 import { filler, rawRequest, trickle } from '../helpers/raw-http.js';
 
 /**
@@ -9,10 +12,19 @@ import { filler, rawRequest, trickle } from '../helpers/raw-http.js';
  */
 const TWENTY_MB = 20_000_000;
 let svc: TestService;
+/** The app's log lines (info and up, as in production), parsed. */
+const logLines: { level: number; msg: string; error?: string; message?: string }[] = [];
+const sink = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    for (const l of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(l));
+    done();
+  },
+});
 
 beforeAll(async () => {
   svc = await startTestService({
     workers: false,
+    log: createLogger('info', 'api', sink),
     // Each test speaks for its own client address; a short request timeout keeps the slow-loris cases short.
     env: { QUARRY_TRUST_PROXY: 'loopback', QUARRY_RATE_LIMIT_CLIENT: '2/600', QUARRY_REQUEST_TIMEOUT_SECONDS: '3' },
   });
@@ -226,5 +238,66 @@ describe('conversation listings come in pages', () => {
     const forged = await svc.call('GET', `/v1/admin/configurations/${uid}/conversations?from=2025-12-31&to=2026-01-02&cursor=bm9wZQ`);
     expect(forged.status).toBe(400);
     expect(forged.body.message).toMatch(/cursor: /);
+  });
+});
+
+describe('compressed bodies', () => {
+  const COMPRESS = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
+  let client = 0;
+  /** Each request from an address of its own: the file's client limit is 2 requests. */
+  const send = (path: string, encoding: string, body: Buffer, headers: Record<string, string> = {}) =>
+    fetch(svc.url + path, {
+      method: path.startsWith('/v2/') ? 'PUT' : 'POST', body: new Uint8Array(body),
+      headers: { 'content-type': 'application/json', 'content-encoding': encoding, 'x-forwarded-for': `10.22.4.${++client}`, ...headers },
+    });
+  const ROUTES: { name: string; path: string; headers: Record<string, string> }[] = [
+    { name: 'push (keyed)', path: '/v2/indexes/edge-compressed/documents/a', headers: { 'x-api-key': MASTER_KEY } },
+    { name: 'admin (keyed)', path: '/v1/admin/indexes', headers: { 'x-api-key': MASTER_KEY } },
+    { name: 'search interface (anonymous)', path: '/v1/ui/search', headers: {} },
+    { name: 'sign-in (anonymous)', path: '/v1/admin/session', headers: {} },
+  ];
+
+  for (const [encoding, compress] of Object.entries(COMPRESS)) {
+    it(`a body that does not inflate as ${encoding} is a 400 naming the encoding on keyed and anonymous routes, logged as a client error`, async () => {
+      const from = logLines.length;
+      const whole = compress(Buffer.from(JSON.stringify({ uid: 'x', query: 'refunds', title: 'T', content: 'c', key: 'k' })));
+      const corrupt = [Buffer.from('this was never compressed'), whole.subarray(0, whole.length - 4), Buffer.concat([whole.subarray(0, 6), Buffer.alloc(64, 0xa5)])];
+      for (const route of ROUTES) {
+        for (const body of corrupt) {
+          const r = await send(route.path, encoding, body, route.headers);
+          expect(r.status, `${route.name}: ${body.toString('hex', 0, 12)}`).toBe(400);
+          expect(await r.json()).toEqual({ code: 400, error: 'invalid_request', message: expect.stringContaining(`not valid ${encoding} data`) });
+        }
+      }
+      await waitFor(() => logLines.length - from >= ROUTES.length * corrupt.length * 2, 5000);
+      const lines = logLines.slice(from);
+      expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+      expect(lines.filter((l) => l.msg === 'request rejected' && /not valid/.test(l.message ?? ''))).toHaveLength(ROUTES.length * corrupt.length);
+    });
+  }
+
+  it('a well-formed compressed body is read as if it were sent plain', async () => {
+    await svc.call('POST', '/v1/admin/indexes', { uid: 'edge-compressed' });
+    for (const [encoding, compress] of Object.entries(COMPRESS)) {
+      const r = await send(`/v2/indexes/edge-compressed/documents/${encoding}`, encoding, compress(Buffer.from(JSON.stringify({ title: encoding, content: 'x' }))), { 'x-api-key': MASTER_KEY });
+      expect(r.status, encoding).toBe(204);
+    }
+  });
+
+  it('an encoding the service does not inflate is a 415 naming it, on keyed and anonymous routes', async () => {
+    for (const route of ROUTES) {
+      const r = await send(route.path, 'x-quarry-unknown', Buffer.from('{}'), route.headers);
+      expect(r.status, route.name).toBe(415);
+      expect(await r.json()).toMatchObject({ code: 415, message: expect.stringContaining("'x-quarry-unknown'") });
+    }
+  });
+
+  it('a body that inflates past its route group\'s limit is a 413 saying so', async () => {
+    // 10 MB of spaces is about 10 KB of gzip: the search interface's limit is 32 KB inflated.
+    const bomb = gzipSync(Buffer.concat([Buffer.from('{"uid":"x","query":"'), Buffer.alloc(10_000_000, 'a'), Buffer.from('"}')]));
+    expect(bomb.length).toBeLessThan(32_768);
+    const r = await send('/v1/ui/search', 'gzip', bomb);
+    expect(r.status).toBe(413);
+    expect(await r.json()).toMatchObject({ code: 413, message: expect.stringMatching(/32768 byte limit .* once decompressed/) });
   });
 });

@@ -89,6 +89,11 @@ for (const [backend, setup] of Object.entries(BACKENDS)) {
       ['http://localhost/', 'start_urls.0'],
       ['http://[::1]/', 'start_urls.0'],
       ['http://10.1.2.3/sitemap.xml', 'sitemaps.0'],
+      // A trailing dot names the same host (RFC 6761 loopback names need no lookup), and local-use NAT64 reaches the operator's network.
+      ['http://localhost./', 'start_urls.0'],
+      ['http://app.localhost.:8080/', 'start_urls.0'],
+      ['http://localhost../sitemap.xml', 'sitemaps.0'],
+      ['http://[64:ff9b:1::a00:1]/', 'start_urls.0'],
     ])('refuses private and loopback seeds without QUARRY_CRAWL_ALLOW_PRIVATE (%s)', async (url, field) => {
       const body = field.startsWith('start') ? { uid: 'p', kind: 'website', start_urls: [url] } : { uid: 'p', kind: 'website', sitemaps: [url] };
       const r = await svc.call('POST', '/v1/admin/sources', body);

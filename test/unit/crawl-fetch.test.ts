@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawlerUserAgent, fetchPage, type FetchPageOptions } from '../../shared/crawl/fetch-page.js';
-import { isPublicAddress } from '../../shared/crawl/public-address.js';
+import { isLocalhostName, isPublicAddress } from '../../shared/crawl/public-address.js';
 import { html, redirect, startSite, type TestSite } from './crawl-site.js';
 
 const ua = crawlerUserAgent('https://search.example.com');
@@ -145,7 +145,7 @@ describe('fetchPage', () => {
     const before = site.log.length;
     const strict = { userAgent: ua };
     const port = new URL(site.url('/')).port;
-    for (const url of [site.url('/page'), `http://localhost:${port}/page`, `http://[::ffff:127.0.0.1]:${port}/page`, `http://[::1]:${port}/page`, `http://2130706433:${port}/page`]) {
+    for (const url of [site.url('/page'), `http://localhost:${port}/page`, `http://[::ffff:127.0.0.1]:${port}/page`, `http://[::1]:${port}/page`, `http://2130706433:${port}/page`, `http://localhost.:${port}/page`, `http://app.localhost.:${port}/page`]) {
       expect(await fetchPage(url, strict)).toMatchObject({ kind: 'skipped', reason: 'private address' });
     }
     expect(site.log.length).toBe(before);
@@ -176,9 +176,29 @@ describe('isPublicAddress', () => {
     ['::ffff:7f00:1', false],
     ['::ffff:10.0.0.1', false],
     ['64:ff9b::a00:1', false],
+    ['64:ff9b::808:808', true], // well-known NAT64 prefix: the IPv4 address it carries decides
+    ['64:ff9b:1::a00:1', false], // local-use NAT64 (RFC 8215), whatever it carries
+    ['64:ff9b:1::808:808', false],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', false],
     ['2002:c0a8:0101::1', false],
     ['not an address', false],
   ])('%s → %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
+  });
+});
+
+describe('isLocalhostName', () => {
+  it.each([
+    ['localhost', true],
+    ['localhost.', true],
+    ['LOCALHOST.', true],
+    ['localhost..', true],
+    ['app.localhost', true],
+    ['app.localhost.', true],
+    ['localhost.example.com', false],
+    ['notlocalhost', false],
+    ['example.com.', false],
+  ])('%s → %s', (name, expected) => {
+    expect(isLocalhostName(name)).toBe(expected);
   });
 });

@@ -1,5 +1,6 @@
 import type { Storage } from '../ports/storage.js';
 import { DiskGuard, guardWrites } from '../disk-guard.js';
+import { describeChanges, makeFolderPrivate } from '../private-folder.mjs';
 import { CommitThread } from './commit-thread.js';
 import { openDatabase } from './open-database.js';
 import { SqliteConfigurationStore } from './sqlite-configuration-store.js';
@@ -22,11 +23,30 @@ export interface SqliteStorageOptions {
   commitThreadHeapMb?: number | null;
   /** Writes are refused (507) while the data folder's file system has less free (default 0: never). */
   minFreeDiskBytes?: number;
+  /** Told which paths of the data folder were readable by others and made private (default: standard error). */
+  log?: DataFolderLog;
+}
+
+export interface DataFolderLog {
+  warn(obj: object, msg: string): void;
+}
+
+const stderrLog: DataFolderLog = { warn: (obj, msg) => console.error(`${msg} ${JSON.stringify(obj)}`) };
+
+/**
+ * The data folder and everything in it private to the service's user, an older folder tightened, and said so:
+ * documents, queries, conversations, key hashes and possibly the server secret live there (docs/security.md).
+ */
+function makeDataFolderPrivate(dataDir: string, log: DataFolderLog): void {
+  const { changed, failed } = makeFolderPrivate(dataDir);
+  if (changed.length) log.warn({ dataDir, changed }, `data folder was readable by other users; made private to this one: ${describeChanges(changed)}`);
+  if (failed.length) log.warn({ dataDir, failed }, 'data folder: could not take group and other permissions off these paths (another owner?); fix them by hand');
 }
 
 /** The embedded mode: three SQLite files in the data folder (documents, sections, events). */
 export function createSqliteStorage(options: SqliteStorageOptions): Storage {
   const synchronous = options.synchronous ?? 'full';
+  makeDataFolderPrivate(options.dataDir, options.log ?? stderrLog);
   const db = openDatabase(options.dataDir, { synchronous });
   const searchDb = openDatabase(options.dataDir, { file: 'search', synchronous });
   // Events are usage statistics: a power cut may lose the last moments of them, so they skip the fsync.

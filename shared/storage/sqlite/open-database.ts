@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DOCUMENT_MIGRATIONS, EVENT_MIGRATIONS, migrate, SEARCH_MIGRATIONS } from './migrations.js';
@@ -23,8 +23,11 @@ export function openDatabase(
   options: { file?: keyof typeof DB_FILES; readonly?: boolean; synchronous?: 'full' | 'normal' } = {},
 ): Db {
   const file = options.file ?? 'documents';
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, DB_FILES[file]), { readonly: options.readonly ?? false });
+  const path = join(dataDir, DB_FILES[file]);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Created private whatever the umask: SQLite gives the -wal, -shm and -journal files the database's own mode.
+  if (!options.readonly) closeSync(openSync(path, 'a', 0o600));
+  const db = new Database(path, { readonly: options.readonly ?? false });
   db.pragma('busy_timeout = 10000');
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
