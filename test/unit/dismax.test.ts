@@ -101,6 +101,34 @@ describe('DisMax over BM25', () => {
       expect(pruned).toBeGreaterThan(100);
     });
 
+    it('skips the blocks of a list that cannot lift a new unit into the top k, though the list as a whole could (block-max)', () => {
+      // 'b' is in a fifth of the units, once, except in a few short units where it repeats: its list's
+      // bound is high (those few), above the scores of the long units with the rarer 'a', so the whole
+      // list could lift a unit into the top 10; but nearly every block of 128 postings holds only single matches.
+      const big = new InvertedIndex();
+      for (let u = 0; u < 60_000; u++) {
+        const filler = (n: number) => Array.from({ length: n }, (_, i) => `f${(u + i) % 50}`);
+        if (u % 10_000 === 5) big.add({ body: Array(15).fill('b') });
+        else if (u % 50 === 1) big.add({ body: [...filler(60), 'a'] });
+        else big.add({ body: [...filler(20), ...(u % 5 === 0 ? ['b'] : [])] });
+      }
+      const run = (topK?: number) => {
+        let asked = 0;
+        const allow = () => (asked++, true);
+        const { units, scores } = scoreDisMaxDense(big, ['a', 'b'], { fields: [{ field: 'body', boost: 1 }], topK, allow });
+        const ids = topUnits(units, scores, 10);
+        return { ids, scores: ids.map((u) => scores[u]), asked };
+      };
+      const full = run();
+      const pruned = run(10);
+      expect(pruned.ids).toEqual(full.ids);
+      pruned.scores.forEach((s, i) => expect(s).toBeCloseTo(full.scores[i], 9));
+      // The whole of 'b' (12,000 postings) and 'a' (1,200) without pruning; 'a', its 1,200 units looked up in
+      // 'b', and the few blocks of 'b' with a repeated match with it.
+      expect(full.asked).toBeGreaterThan(13_000);
+      expect(pruned.asked).toBeLessThan(full.asked * 0.4);
+    });
+
     it('looks the common terms up for the candidates only: the work does not grow with their posting lists', () => {
       const spent = (n: number) => {
         const big = new InvertedIndex();

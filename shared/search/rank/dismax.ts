@@ -1,5 +1,5 @@
 import type { FieldBoost } from '../query/qf-parser.js';
-import type { InvertedIndex } from './inverted-index.js';
+import { BLOCK_SHIFT, type InvertedIndex } from './inverted-index.js';
 import { seek } from './seek.js';
 import { topUnits } from './top-units.js';
 
@@ -70,11 +70,17 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   // Once pruning, only these units (ascending) can still reach the top k: the rest of the terms are
   // looked up for them in the posting lists instead of walking the lists.
   let candidates: Int32Array | null = null;
+  // The k-th best score so far once k units have matched (0 before): a floor for the final k-th best.
+  let kth = 0;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
     sc.touchedCount = 0;
     if (o.budget) o.budget.spend(candidates ? candidates.length * o.fields.length : o.fields.reduce((n, { field }) => n + (index.postings(field, term)?.length ?? 0), 0));
-    for (const { field, boost } of o.fields) {
+    // Walking this term's lists with a k-th best known: the units already matched that can still make
+    // the top k (ascending), for the blocks the walk skips (block-max, below).
+    const possible = order && kth > 0 && !candidates ? stillPossible(units.subarray(0, matchedCount), scores, kth - order.remaining[j], true) : null;
+    for (let fi = 0; fi < o.fields.length; fi++) {
+      const { field, boost } = o.fields[fi];
       const list = index.postings(field, term);
       const lengths = index.fieldLengths(field);
       if (!list || !lengths || list.df === 0 || boost === 0) continue;
@@ -91,6 +97,44 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           if (at >= length || postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
           const f = freqs[at];
           accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+        }
+        continue;
+      }
+      if (possible) {
+        // Block-max (Ding & Suel 2011): a block whose best possible posting (its highest frequency at its
+        // shortest length, with the other fields' bounds for this term), plus all the later terms can add,
+        // stays below the k-th best holds no new unit of the top k. Such a block is only searched for the
+        // units of `possible`; the others are walked. A unit left out of a skipped block keeps a score
+        // below its true one, and both below the k-th best: the top k and their scores stay exact.
+        const floor = kth - order!.remaining[j + 1];
+        const { max: otherMax, sum: otherSum } = otherFields(order!.fieldBounds[j], fi);
+        const blocks = (length + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+        let pc = 0;
+        for (let blk = 0; blk < blocks; blk++) {
+          const start = blk << BLOCK_SHIFT;
+          const end = Math.min(length, start + (1 << BLOCK_SHIFT));
+          const last = postings[end - 1];
+          const bf = list.blockMaxFreq[blk];
+          const bound = (weight * bf) / (bf + k1 * (1 - b + (b * list.blockMinLength[blk]) / avgdl));
+          const top = bound > otherMax ? bound : otherMax;
+          if (top + tie * (bound + otherSum - top) >= floor) {
+            for (let i = start; i < end; i++) {
+              const u = postings[i];
+              if (!index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+              const f = freqs[i];
+              accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+            }
+            while (pc < possible.length && possible[pc] <= last) pc++;
+            continue;
+          }
+          let at = start;
+          while (pc < possible.length && possible[pc] <= last) {
+            const u = possible[pc++];
+            at = seek(postings, end, at, u);
+            if (postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+            const f = freqs[at];
+            accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+          }
         }
         continue;
       }
@@ -114,7 +158,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
     // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final
     // k-th best: a unit whose score plus all the remaining terms can add stays below it cannot make the top k.
     if (order && j + 1 < terms.length && matchedCount >= o.topK!) {
-      const kth = scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]];
+      kth = scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]];
       const remaining = order.remaining[j + 1];
       if (remaining < kth) candidates = stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates);
     }
@@ -152,27 +196,49 @@ function stillPossible(from: Int32Array, scores: Float64Array, floor: number, un
  * and shrinks with len, so the list's highest f and shortest len bound every posting's score;
  * DisMax takes the best field plus `tie` times the others.
  */
-function scoringOrder(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number): { terms: string[]; remaining: Float64Array } {
+function scoringOrder(index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number): ScoringOrder {
   const bounds = terms.map((term) => {
     let max = 0;
     let sum = 0;
     let postings = 0;
-    for (const { field, boost } of fields) {
+    const perField = new Float64Array(fields.length);
+    fields.forEach(({ field, boost }, fi) => {
       const list = index.postings(field, term);
-      if (!list || list.df === 0 || boost <= 0) continue;
+      if (!list || list.df === 0 || boost <= 0) return;
       postings += list.length;
       const { docCount, sumLength } = index.fieldStats(field);
       const norm = k1 * (1 - b + (b * list.minLength) / (sumLength / docCount));
       const w = (boost * bm25Idf(docCount, list.df) * list.maxFreq) / (list.maxFreq + norm);
+      perField[fi] = w;
       sum += w;
       if (w > max) max = w;
-    }
-    return { term, bound: max + tie * (sum - max), postings };
+    });
+    return { term, bound: max + tie * (sum - max), postings, perField };
   });
   bounds.sort((a, b) => a.postings - b.postings || b.bound - a.bound);
   const remaining = new Float64Array(bounds.length + 1);
   for (let j = bounds.length - 1; j >= 0; j--) remaining[j] = remaining[j + 1] + bounds[j].bound;
-  return { terms: bounds.map((b) => b.term), remaining };
+  return { terms: bounds.map((b) => b.term), remaining, fieldBounds: bounds.map((b) => b.perField) };
+}
+
+interface ScoringOrder {
+  terms: string[];
+  /** remaining[j]: the most terms j.. can add to one unit. */
+  remaining: Float64Array;
+  /** fieldBounds[j][f]: the most term j can score in field f (0 where it has no postings). */
+  fieldBounds: Float64Array[];
+}
+
+/** The largest and the sum of a term's field bounds but field `fi`'s. */
+function otherFields(bounds: Float64Array, fi: number): { max: number; sum: number } {
+  let max = 0;
+  let sum = 0;
+  for (let f = 0; f < bounds.length; f++) {
+    if (f === fi) continue;
+    sum += bounds[f];
+    if (bounds[f] > max) max = bounds[f];
+  }
+  return { max, sum };
 }
 
 /** Lucene's BM25 idf: ln(1 + (N - df + 0.5) / (df + 0.5)). */

@@ -1,5 +1,9 @@
 import { luceneLength } from './lucene-length.js';
 
+/** Postings per block of a list; each block keeps its own score bound (block-max pruning, dismax.ts). */
+export const BLOCK_SHIFT = 7;
+const BLOCK = 1 << BLOCK_SHIFT;
+
 /**
  * An in-memory inverted index over units (sections), one posting list per field and term. Built
  * for scoring speed: postings are parallel typed arrays (unit ids ascending, term frequencies), field
@@ -17,10 +21,29 @@ class PostingList {
    */
   maxFreq = 0;
   minLength = Infinity;
+  /** The same per block of BLOCK postings (block i: postings i * BLOCK ..), so a bound holds for each block. */
+  blockMaxFreq = new Int32Array(1);
+  blockMinLength = new Int32Array(1);
 
   add(unit: number, freq: number, length: number) {
     if (freq > this.maxFreq) this.maxFreq = freq;
     if (length < this.minLength) this.minLength = length;
+    const block = this.length >> BLOCK_SHIFT;
+    if ((this.length & (BLOCK - 1)) === 0) {
+      if (block === this.blockMaxFreq.length) {
+        const maxFreq = new Int32Array(block * 2);
+        maxFreq.set(this.blockMaxFreq);
+        this.blockMaxFreq = maxFreq;
+        const minLength = new Int32Array(block * 2);
+        minLength.set(this.blockMinLength);
+        this.blockMinLength = minLength;
+      }
+      this.blockMaxFreq[block] = freq;
+      this.blockMinLength[block] = length;
+    } else {
+      if (freq > this.blockMaxFreq[block]) this.blockMaxFreq[block] = freq;
+      if (length < this.blockMinLength[block]) this.blockMinLength[block] = length;
+    }
     if (this.length === this.units.length) {
       const units = new Int32Array(this.length * 2);
       units.set(this.units);
