@@ -55,9 +55,9 @@ import { searchRateLimit } from './middleware/rate-limit.js';
 import { exposeRefusal, searchCors } from './middleware/search-cors.js';
 import { ConfigurationService } from './services/configuration-service.js';
 import { EventRecorder } from './services/event-recorder.js';
-import { WidgetSearchService } from './services/widget-search-service.js';
-import { WidgetUsageService } from './services/widget-usage-service.js';
-import { WidgetAnswerService } from './services/widget-answer-service.js';
+import { SearchInterfaceService } from './services/search-interface-service.js';
+import { SearchInterfaceUsageService } from './services/search-interface-usage-service.js';
+import { SearchInterfaceAnswerService } from './services/search-interface-answer-service.js';
 import { GenerationClient } from './services/generation-client.js';
 import { createGenerationQueue, GENERATION_QUEUE } from '../shared/generation/generation-queue.js';
 
@@ -133,13 +133,13 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const embedder = deps.embedder ?? null;
   const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs);
   app.locals.engine = engine;
-  const widgetSearch = new WidgetSearchService(storage, engine, embedder, signer, secret, recorder, log, config.learning);
-  const widgetUsage = new WidgetUsageService(storage, widgetSearch, signer, secret, recorder, config.learning);
+  const searchInterface = new SearchInterfaceService(storage, engine, embedder, signer, secret, recorder, log, config.learning);
+  const searchInterfaceUsage = new SearchInterfaceUsageService(storage, searchInterface, signer, secret, recorder, config.learning);
   // A subscribed Redis connection can do nothing else: generation results arrive on one of their own.
   const generationQueue = createGenerationQueue(deps.redis, config.redis.prefix);
   const subscriber = deps.redis.duplicate();
   const generation = new GenerationClient(generationQueue, deps.redis, subscriber, config.redis.prefix, config.generation.timeoutMs);
-  const widgetAnswers = new WidgetAnswerService(storage, widgetSearch, generation, signer, secret);
+  const searchInterfaceAnswers = new SearchInterfaceAnswerService(storage, searchInterface, generation, signer, secret);
   const crawlQueue = createCrawlQueue(deps.redis, config.redis.prefix, config.pipeline.attempts);
   const onRedisError = redisErrorLog(log, 'Redis unavailable: jobs are not queued and answers fail until it answers');
   for (const q of [...PIPELINE_QUEUES.map((n) => queues[n]), generationQueue, crawlQueue] as Queue[]) q.on('error', onRedisError);
@@ -191,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   }
 
   app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
-  app.use(searchInterfaceRouter(widgetSearch, widgetUsage, widgetAnswers, [keyed, requirePermission('read')]));
+  app.use(searchInterfaceRouter(searchInterface, searchInterfaceUsage, searchInterfaceAnswers, [keyed, requirePermission('read')]));
 
   app.post('/v1/admin/session', keyFailures.gate(), jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) }));
   app.use(adminSessionRouter(auth, sessions, keyFailures));
@@ -201,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
   const contentSearch = new ContentSearchService(engine);
   const warmUp = async (state: IndexState) => {
-    await widgetSearch.warm(state);
+    await searchInterface.warm(state);
     await contentSearch.warm(state);
   };
   app.locals.warmUp = warmUp;

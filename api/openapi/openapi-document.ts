@@ -11,7 +11,7 @@ import { adminDocumentsQuerySchema, adminDocumentsSchema, adminOperationsSchema,
 import {
   autocompleteSchema, chatResponseSchema, chatSchema, conversationsResponseSchema, conversationsSchema, feedbackSchema, summaryResponseSchema,
   summarySchema, supportForwardSchema, toolSuggestionsSchema, topQuestionsResponseSchema, topQuestionsSchema, uiSuggestionsSchema,
-  widgetSearchResponseSchema, widgetSearchSchema,
+  searchInterfaceResponseSchema, searchInterfaceSchema,
 } from '../schemas/search-interface-schemas.js';
 import { createdKeySchema, createKeySchema, createPushIndexSchema, indexListQuerySchema, keyListQuerySchema, keyViewSchema } from '../schemas/admin-schemas.js';
 import { nextCursorSchema } from '../schemas/list-page.js';
@@ -69,11 +69,11 @@ function searchInterfacePaths(variant: 'tool' | 'ui') {
   const search = {
     summary: `Search an ${name}: hybrid keyword + vector ranking, instant answers first, one paragraph per document`,
     description: 'Parameters in the query string, or for POST in a JSON body (the body wins). `session-id` may come as the X-Session-Id header. With `preview=true` nothing is stored or counted.',
-    parameters: queryParams(widgetSearchSchema),
-    responses: { '200': ok('Results', widgetSearchResponseSchema), ...widgetErrors, '504': err('The search took longer than QUARRY_SEARCH_TIMEOUT_MS and was stopped') },
+    parameters: queryParams(searchInterfaceSchema),
+    responses: { '200': ok('Results', searchInterfaceResponseSchema), ...widgetErrors, '504': err('The search took longer than QUARRY_SEARCH_TIMEOUT_MS and was stopped') },
   };
   return {
-    [`/v1/${variant}/search`]: { get: search, post: { ...search, requestBody: { content: json(widgetSearchSchema) } } },
+    [`/v1/${variant}/search`]: { get: search, post: { ...search, requestBody: { content: json(searchInterfaceSchema) } } },
     [`/v1/${variant}/autocomplete`]: {
       get: {
         summary: variant === 'tool'

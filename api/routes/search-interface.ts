@@ -5,14 +5,14 @@ import { AppError } from '../../shared/errors/app-error.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import {
   autocompleteSchema, chatSchema, conversationsSchema, feedbackSchema, summarySchema, supportForwardSchema, topQuestionsSchema,
-  widgetSearchSchema,
+  searchInterfaceSchema,
 } from '../schemas/search-interface-schemas.js';
 import type { RunOptions } from '../services/generation-client.js';
-import type { WidgetAnswerService } from '../services/widget-answer-service.js';
+import type { SearchInterfaceAnswerService } from '../services/search-interface-answer-service.js';
 import { parseDateRange } from '../schemas/date-param.js';
 import { validate } from '../schemas/validate.js';
-import type { WidgetSearchService } from '../services/widget-search-service.js';
-import type { WidgetUsageService } from '../services/widget-usage-service.js';
+import type { SearchInterfaceService } from '../services/search-interface-service.js';
+import type { SearchInterfaceUsageService } from '../services/search-interface-usage-service.js';
 
 export const VARIANTS: Variant[] = ['tool', 'ui'];
 
@@ -34,12 +34,12 @@ export function paramsOf(req: Request): Record<string, unknown> {
 const merged = new WeakMap<Request, Record<string, unknown>>();
 
 /** The search interface, both variants (API.md section A): addressed by configuration uid, no API key. */
-export function searchInterfaceRouter(search: WidgetSearchService, usage: WidgetUsageService, answers: WidgetAnswerService, readKey: RequestHandler[]): Router {
+export function searchInterfaceRouter(search: SearchInterfaceService, usage: SearchInterfaceUsageService, answers: SearchInterfaceAnswerService, readKey: RequestHandler[]): Router {
   const r = Router();
   for (const variant of VARIANTS) {
     const base = `/v1/${variant}`;
     const runSearch = async (req: Request) => {
-      const p = validate(widgetSearchSchema, paramsOf(req));
+      const p = validate(searchInterfaceSchema, paramsOf(req));
       return search.search(variant, { uid: p.uid, sessionId: p['session-id'], client: clientOf(req), query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval });
     };
     r.get(`${base}/search`, async (req, res) => {

@@ -12,7 +12,7 @@ const flag = z
 const device = z.enum(['desktop', 'mobile', 'unknown'], { error: 'must be one of desktop, mobile, unknown' });
 const sessionId = z.string({ error: 'is required (or send the X-Session-Id header)' }).min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
-export const widgetSearchSchema = z.object({
+export const searchInterfaceSchema = z.object({
   uid,
   'session-id': sessionId,
   query: query.refine((q) => q.trim().length > 0, 'must not be empty'),
@@ -71,7 +71,7 @@ const resultSchema = z.object({
     .describe('paragraph results of a source that extracts HTML fragments: one entry per configured selector; absent otherwise'),
   configuration: z.record(z.string(), z.unknown()).optional(),
 });
-export const widgetSearchResponseSchema = z.object({ results: z.array(resultSchema) });
+export const searchInterfaceResponseSchema = z.object({ results: z.array(resultSchema) });
 export const toolSuggestionsSchema = z.object({ suggestions: z.array(z.string()).nullable() });
 export const uiSuggestionsSchema = z.object({ suggestions: z.array(z.object({ suggestion: z.string() })) });
 export const topQuestionsResponseSchema = z.object({ questions: z.array(z.object({ question: z.string() })) });

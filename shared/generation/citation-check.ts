@@ -42,7 +42,7 @@
  */
 import { createAnalyzer } from '../search/analyzer/analyzer.js';
 import { contentTerms, normalizeWhitespace, sentenceSpans, type SentenceSpan } from './extractive-generator.js';
-import type { SourcePassage } from './generation-types.js';
+import type { Passage } from './generation-types.js';
 
 export interface CitationReport {
   /** Nothing had to be removed (see `problems`). */
@@ -115,7 +115,7 @@ function splitAt(text: string, spans: SentenceSpan[], cuts: number[]): SentenceS
 
 export function checkCitations(
   text: string,
-  passages: SourcePassage[],
+  passages: Passage[],
   mode: 'extractive' | 'model',
   options: CitationCheckOptions = {},
 ): CitationReport {
@@ -144,7 +144,7 @@ export function checkCitations(
   for (const g of orphans) problems.push(`citation ${text.slice(g.start, g.end)} is not attached to any sentence`);
 
   const passageTerms = new Map<number, Set<string>>();
-  const termsOf = (p: SourcePassage) => {
+  const termsOf = (p: Passage) => {
     let set = passageTerms.get(p.index);
     if (set === undefined) {
       set = new Set(createAnalyzer(language).analyze(`${p.title ?? ''}\n${p.text ?? ''}`));

@@ -25,7 +25,7 @@
  *    by loops, not by `[...]+$` expressions, which retry from every position of a long run (quadratic).
  */
 import { contentTerms } from './extractive-generator.js';
-import type { SourcePassage } from './generation-types.js';
+import type { Passage } from './generation-types.js';
 
 export interface FollowUpOptions {
   /** Most candidates; default 3. */
@@ -115,7 +115,7 @@ function phrase(heading: string, texts: string[]): string {
 
 const key = (q: string) => trimEndOf(q.toLowerCase().replace(/\s+/g, ' '), '?.!', true).trim();
 
-export function followUpCandidates(passages: SourcePassage[], asked: string[], options: FollowUpOptions = {}): string[] {
+export function followUpCandidates(passages: Passage[], asked: string[], options: FollowUpOptions = {}): string[] {
   const max = Math.max(0, Math.floor(options.max ?? 3));
   const language = options.language ?? 'en';
   const askedText = asked.map((q) => q.slice(0, MAX_ASKED_CHARS));

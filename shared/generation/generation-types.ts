@@ -1,10 +1,16 @@
-/** A retrieved section offered to the generator, numbered as the reply will cite it ([1], [2], ...). */
-export interface SourcePassage {
+/**
+ * A retrieved section given to generation, numbered as the reply will cite it ([1], [2], ...): what the
+ * search interface finds for a summary or chat, what the prompt shows the model and what citations are
+ * checked against.
+ */
+export interface Passage {
   /** 1-based citation number. */
   index: number;
   title: string;
   url?: string;
   text: string;
+  /** The indexed section it is (feedback on a cited reference names it); absent for passages made up elsewhere (tests). */
+  section?: { indexUid: string; docUid: string; sectionId: number };
 }
 
 export interface ConversationTurn {
@@ -17,7 +23,7 @@ export interface GenerationInput {
   question: string;
   /** Earlier turns of the conversation, oldest first (chat only). */
   history: ConversationTurn[];
-  passages: SourcePassage[];
+  passages: Passage[];
 }
 
 /** What a generation job carries (the `generate` queue). */

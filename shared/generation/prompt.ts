@@ -23,7 +23,7 @@
  */
 import type { ChatMessage } from '../llm/ports/chat-model.js';
 import { contentTerms } from './extractive-generator.js';
-import type { ConversationTurn, GenerationInput, SourcePassage } from './generation-types.js';
+import type { ConversationTurn, GenerationInput, Passage } from './generation-types.js';
 
 export interface PromptOptions {
   /** Format of the reply text; default `html` (plain text the caller turns into HTML). */
@@ -50,7 +50,7 @@ function attribute(value: string): string {
 }
 
 /** A passage as it appears in the prompt. */
-export function formatSource(p: SourcePassage): string {
+export function formatSource(p: Passage): string {
   const url = p.url ? ` url="${attribute(p.url)}"` : '';
   return `<source id="${p.index}" title="${attribute(p.title ?? '')}"${url}>\n${neutralizeDelimiters(p.text ?? '').trim()}\n</source>`;
 }

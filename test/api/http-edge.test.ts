@@ -33,13 +33,13 @@ afterAll(async () => {
   await svc?.close();
 });
 
-const widgetSearch = (client: string) =>
+const searchInterface = (client: string) =>
   fetch(`${svc.url}/v1/ui/search?uid=nope&query=hello&session-id=s1`, { headers: { 'x-forwarded-for': client } });
 
 /** Uses up a client address's budget (2 requests), then sees its first 429. */
 async function exhaust(client: string) {
-  for (let i = 0; i < 2; i++) expect((await widgetSearch(client)).status).toBe(404);
-  expect((await widgetSearch(client)).status).toBe(429);
+  for (let i = 0; i < 2; i++) expect((await searchInterface(client)).status).toBe(404);
+  expect((await searchInterface(client)).status).toBe(429);
 }
 
 describe('bodies are not read before rate limits and authentication', () => {
@@ -147,7 +147,7 @@ describe('a body that trickles in is cut off', () => {
       headers: { 'x-forwarded-for': '10.14.0.5', 'content-type': 'application/json', 'content-length': 1000 },
       chunks: trickle(1000, 200),
     });
-    expect((await widgetSearch('10.14.0.6')).status).toBe(404);
+    expect((await searchInterface('10.14.0.6')).status).toBe(404);
     const r = await slow;
     expect(r.status).toBe(408);
     expect(JSON.parse(r.body)).toMatchObject({ code: 408, message: expect.any(String) });

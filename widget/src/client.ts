@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { chatResponseSchema, summaryResponseSchema, widgetSearchResponseSchema } from '../../api/schemas/search-interface-schemas';
+import type { chatResponseSchema, summaryResponseSchema, searchInterfaceResponseSchema } from '../../api/schemas/search-interface-schemas';
 import type { WidgetOptions } from './options';
 import { device, sessionId } from './session';
 
@@ -15,7 +15,7 @@ type Summary = z.infer<typeof summaryResponseSchema>;
 type ChatReply = z.infer<typeof chatResponseSchema>;
 export type Reference = Summary['references'][number];
 export type Answer = Partial<Summary & ChatReply> & Pick<Summary, 'status' | 'references'>;
-export type SearchResult = z.infer<typeof widgetSearchResponseSchema>['results'][number];
+export type SearchResult = z.infer<typeof searchInterfaceResponseSchema>['results'][number];
 
 type Params = Record<string, string | number | boolean | undefined>;
 

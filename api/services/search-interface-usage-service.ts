@@ -6,14 +6,14 @@ import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
-import { TARGET_SEPARATOR, VARIANT_NAMES, type LearningOptions, type WidgetSearchService } from './widget-search-service.js';
+import { TARGET_SEPARATOR, VARIANT_NAMES, type LearningOptions, type SearchInterfaceService } from './search-interface-service.js';
 import type { EventRecorder } from './event-recorder.js';
 
 /** Everything of the search interface besides search itself: autocomplete, clicks, support forwards, top questions. */
-export class WidgetUsageService {
+export class SearchInterfaceUsageService {
   constructor(
     private readonly storage: Storage,
-    private readonly search: WidgetSearchService,
+    private readonly search: SearchInterfaceService,
     private readonly signer: FeedbackSigner,
     private readonly secret: string,
     private readonly recorder: EventRecorder,

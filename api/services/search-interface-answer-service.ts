@@ -3,7 +3,7 @@ import { sessionHash } from '../../shared/auth/keyed-hash.js';
 import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import { followUpCandidates } from '../../shared/generation/follow-up-questions.js';
 import type { GenerationResult } from '../../shared/generation/generation-queue.js';
-import type { ConversationTurn, SourcePassage } from '../../shared/generation/generation-types.js';
+import type { ConversationTurn, Passage } from '../../shared/generation/generation-types.js';
 import { standaloneQuery } from '../../shared/generation/prompt.js';
 import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
 import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
@@ -18,7 +18,7 @@ import { newEventId } from './event-recorder.js';
 import type { GenerationClient, RunOptions } from './generation-client.js';
 import { conversationNotFound, PreviewConversations } from './preview-conversations.js';
 import { pageOf, storePage } from '../schemas/conversation-page.js';
-import { signFeedback, VARIANT_NAMES, type Passage, type WidgetSearchService } from './widget-search-service.js';
+import { signFeedback, VARIANT_NAMES, type SearchInterfaceService } from './search-interface-service.js';
 
 /** Sections a summary or reply is written from. */
 const PASSAGES = 5;
@@ -44,12 +44,12 @@ export interface Reference {
 }
 
 /** Summaries and chat replies: retrieval with the configuration's search, generation on the workers, stored conversations. */
-export class WidgetAnswerService {
+export class SearchInterfaceAnswerService {
   private readonly previews = new PreviewConversations();
 
   constructor(
     private readonly storage: Storage,
-    private readonly search: WidgetSearchService,
+    private readonly search: SearchInterfaceService,
     private readonly generation: GenerationClient,
     private readonly signer: FeedbackSigner,
     private readonly secret: string,
@@ -59,7 +59,7 @@ export class WidgetAnswerService {
     const config = await this.search.configuration(variant, req.uid);
     const t0 = performance.now();
     const passages = await this.search.passages(config, req.query, PASSAGES);
-    const result = passages.length ? await this.generate('summary', req.query, [], sourcesOf(passages), await this.language(config), run) : null;
+    const result = passages.length ? await this.generate('summary', req.query, [], passages, await this.language(config), run) : null;
     const answered = result !== null && result.cited.length > 0;
     const references: Reference[] = answered
       ? result.cited.map((i, n) => this.reference(passages[i - 1], n + 1, variant === 'ui' && req.referenceFormat === 'html' ? 'html' : 'text'))
@@ -92,13 +92,12 @@ export class WidgetAnswerService {
     const language = await this.language(config);
     const retrievalQuery = standaloneQuery(history, req.query, language);
     const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
-    const sources = sourcesOf(passages);
-    const generating = passages.length ? this.generate('chat', req.query, history, sources, language, run) : null;
+    const generating = passages.length ? this.generate('chat', req.query, history, passages, language, run) : null;
     generating?.catch(() => {}); // awaited below; this only stops an early failure counting as unhandled
     // Follow-up questions need only the passages: found while the model writes, they cost no latency.
     // Each is a heading of a section just retrieved, answerable from the indexed content by construction
     // (its own section answers it, and a search for it finds that section), so no search checks it.
-    const candidates = generating ? followUpCandidates(sources, [req.query, ...history.map((h) => h.question)], { language }) : [];
+    const candidates = generating ? followUpCandidates(passages, [req.query, ...history.map((h) => h.question)], { language }) : [];
     const result = generating ? await generating : null;
     const answered = result !== null && result.cited.length > 0;
     const eventId = newEventId();
@@ -106,7 +105,7 @@ export class WidgetAnswerService {
     const references: Reference[] = answered
       ? result.cited.map((i, n) => {
           const p = passages[i - 1];
-          const feedback = signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, n + 1, { i: p.indexUid, d: p.docUid, s: p.sectionId });
+          const feedback = signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, n + 1, { i: p.section!.indexUid, d: p.section!.docUid, s: p.section!.sectionId });
           return { ...this.reference(p, n + 1, 'text'), feedback_data: feedback };
         })
       : [];
@@ -143,7 +142,7 @@ export class WidgetAnswerService {
     return { conversations: page.rows.map((c) => ({ conversation_id: c.id, url: httpUrl(c.latestUrl) ?? null })), next_cursor: page.next_cursor };
   }
 
-  private generate(kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: SourcePassage[], language: string, run: RunOptions): Promise<GenerationResult> {
+  private generate(kind: 'summary' | 'chat', question: string, history: ConversationTurn[], passages: Passage[], language: string, run: RunOptions): Promise<GenerationResult> {
     return this.generation.run({ kind, question, history, passages }, language, run);
   }
 
@@ -171,9 +170,4 @@ export class WidgetAnswerService {
  */
 function answerHtml(text: string): string {
   return `<p>${escapeHtml(text)}</p>`;
-}
-
-/** Passages as the generator numbers them: [1] is the first. */
-function sourcesOf(passages: Passage[]): SourcePassage[] {
-  return passages.map((p, i) => ({ index: i + 1, title: p.title, ...(p.url ? { url: p.url } : {}), text: p.text }));
 }

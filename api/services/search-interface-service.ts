@@ -6,6 +6,7 @@ import { AppError } from '../../shared/errors/app-error.js';
 import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
+import type { Passage } from '../../shared/generation/generation-types.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import { HEADING_FIELD, type IndexState } from '../../shared/search/engine/index-state.js';
 import { SearchTimeoutError, type SearchBudget } from '../../shared/search/engine/search-budget.js';
@@ -31,7 +32,7 @@ export interface LearningOptions {
   minClients: number;
 }
 
-export interface WidgetSearchRequest {
+export interface SearchInterfaceRequest {
   uid: string;
   sessionId: string;
   /** The client's network (api/middleware/client.ts): only its keyed hash is recorded. */
@@ -42,7 +43,7 @@ export interface WidgetSearchRequest {
   retrieval: Retrieval;
 }
 
-export interface WidgetResult {
+export interface SearchInterfaceResult {
   type: 'paragraph' | 'instant_answer';
   title?: string;
   url?: string;
@@ -85,15 +86,6 @@ export function signFeedback(signer: FeedbackSigner, ctx: FeedbackContext, posit
   });
 }
 
-export interface Passage {
-  indexUid: string;
-  docUid: string;
-  sectionId: number;
-  title: string;
-  url: string | undefined;
-  text: string;
-}
-
 interface Hit {
   index: IndexState;
   unit: number;
@@ -103,7 +95,7 @@ interface Hit {
  * The search box: hybrid retrieval over a configuration's indexes (keyword DisMax and vector
  * cosine, fused), learnt click boosts, instant answers first, one paragraph per document.
  */
-export class WidgetSearchService {
+export class SearchInterfaceService {
   constructor(
     private readonly storage: Storage,
     private readonly engine: ContentEngine,
@@ -121,7 +113,7 @@ export class WidgetSearchService {
     return c;
   }
 
-  async search(variant: Variant, req: WidgetSearchRequest): Promise<{ results: WidgetResult[] }> {
+  async search(variant: Variant, req: SearchInterfaceRequest): Promise<{ results: SearchInterfaceResult[] }> {
     const config = await this.configuration(variant, req.uid);
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
@@ -136,7 +128,7 @@ export class WidgetSearchService {
     let position = 0;
     const sign = (i: string, d: string, s: number) =>
       signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, ++position, { i, d, s });
-    const results: WidgetResult[] = [
+    const results: SearchInterfaceResult[] = [
       ...answers.map((a) => {
         const url = httpUrl(a.url);
         return {
@@ -172,13 +164,14 @@ export class WidgetSearchService {
 
   /**
    * The sections a summary or chat reply is written from: the configuration's own ranking (hybrid,
-   * click boosts, one section per document), as plain passages.
+   * click boosts, one section per document), as plain passages numbered from [1].
    */
   async passages(config: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
     const hits = await this.rankParagraphs(config, await this.statesOf(config), { retrieval, query }, normalizeQuery(query), count);
-    return hits.map(({ index, unit }) => {
+    return hits.map(({ index, unit }, i) => {
       const { uid, section } = index.units[unit];
-      return { indexUid: index.index.uid, docUid: uid, sectionId: section.id, title: section.title, url: this.urlOf(index, uid, section.anchor), text: section.text };
+      const url = this.urlOf(index, uid, section.anchor);
+      return { index: i + 1, title: section.title, ...(url ? { url } : {}), text: section.text, section: { indexUid: index.index.uid, docUid: uid, sectionId: section.id } };
     });
   }
 
@@ -217,7 +210,7 @@ export class WidgetSearchService {
     return states.filter((s): s is IndexState => s !== null);
   }
 
-  private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<WidgetSearchRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
+  private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<SearchInterfaceRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
     const budget = this.engine.budget();
     const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query, budget));
