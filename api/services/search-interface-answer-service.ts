@@ -56,10 +56,10 @@ export class SearchInterfaceAnswerService {
   ) {}
 
   async summary(variant: Variant, req: AnswerRequest & { referenceFormat: 'html' | 'markdown' }, run: RunOptions = {}) {
-    const config = await this.search.configuration(variant, req.uid);
+    const configuration = await this.search.configuration(variant, req.uid);
     const t0 = performance.now();
-    const passages = await this.search.passages(config, req.query, PASSAGES);
-    const result = passages.length ? await this.generate('summary', req.query, [], passages, await this.language(config), run) : null;
+    const passages = await this.search.passages(configuration, req.query, PASSAGES);
+    const result = passages.length ? await this.generate('summary', req.query, [], passages, await this.language(configuration), run) : null;
     const answered = result !== null && result.cited.length > 0;
     const references: Reference[] = answered
       ? result.cited.map((i, n) => this.reference(passages[i - 1], n + 1, variant === 'ui' && req.referenceFormat === 'html' ? 'html' : 'text'))
@@ -69,12 +69,12 @@ export class SearchInterfaceAnswerService {
       summary: answerHtml(answered ? result.text : NO_RESULTS_SUMMARY),
       references,
     };
-    await this.record(config, 'summary', req, req.sessionId ? sessionHash(this.secret, req.sessionId) : null, response.status, performance.now() - t0, references);
+    await this.record(configuration, 'summary', req, req.sessionId ? sessionHash(this.secret, req.sessionId) : null, response.status, performance.now() - t0, references);
     return response;
   }
 
   async chat(variant: Variant, req: AnswerRequest & { conversationId?: string; sessionId: string }, run: RunOptions = {}) {
-    const config = await this.search.configuration(variant, req.uid);
+    const configuration = await this.search.configuration(variant, req.uid);
     const t0 = performance.now();
     // SPEC's three rules: a known id continues from its latest reply; an unknown id starts a new
     // conversation under that id; no id starts a new one with a fresh id.
@@ -83,15 +83,15 @@ export class SearchInterfaceAnswerService {
     // A conversation belongs to the session that started it: its id alone (which the conversation
     // listing shows to read keys) reads or extends nothing.
     if (req.conversationId && !req.preview) {
-      const owner = await this.storage.conversations.owner(config.uid, conversationId);
+      const owner = await this.storage.conversations.owner(configuration.uid, conversationId);
       if (owner !== null && owner !== session) throw conversationNotFound(conversationId);
     }
     const history: ConversationTurn[] = req.preview
-      ? this.previews.turns(config.uid, conversationId, session, HISTORY_TURNS)
-      : (await this.storage.conversations.turns(config.uid, conversationId, HISTORY_TURNS)).map((t) => ({ question: t.question, reply: t.reply }));
-    const language = await this.language(config);
+      ? this.previews.turns(configuration.uid, conversationId, session, HISTORY_TURNS)
+      : (await this.storage.conversations.turns(configuration.uid, conversationId, HISTORY_TURNS)).map((t) => ({ question: t.question, reply: t.reply }));
+    const language = await this.language(configuration);
     const retrievalQuery = standaloneQuery(history, req.query, language);
-    const passages = await this.search.passages(config, retrievalQuery, PASSAGES);
+    const passages = await this.search.passages(configuration, retrievalQuery, PASSAGES);
     const generating = passages.length ? this.generate('chat', req.query, history, passages, language, run) : null;
     generating?.catch(() => {}); // awaited below; this only stops an early failure counting as unhandled
     // Follow-up questions need only the passages: found while the model writes, they cost no latency.
@@ -105,23 +105,23 @@ export class SearchInterfaceAnswerService {
     const references: Reference[] = answered
       ? result.cited.map((i, n) => {
           const p = passages[i - 1];
-          const feedback = signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, n + 1, { i: p.section!.indexUid, d: p.section!.docUid, s: p.section!.sectionId });
+          const feedback = signFeedback(this.signer, { eventId, configuration, variant, normalized, session, preview: req.preview }, n + 1, { i: p.section!.indexUid, d: p.section!.docUid, s: p.section!.sectionId });
           return { ...this.reference(p, n + 1, 'text'), feedback_data: feedback };
         })
       : [];
     const text = answered ? result.text : NO_RESULTS_REPLY;
     const followUps = answered ? candidates : [];
     // The history keeps the text as written: it is the model's context, and escaping is for display.
-    if (req.preview) this.previews.append(config.uid, conversationId, session, { question: req.query, reply: text }, HISTORY_TURNS);
+    if (req.preview) this.previews.append(configuration.uid, conversationId, session, { question: req.query, reply: text }, HISTORY_TURNS);
     else {
-      const appended = await this.storage.conversations.append(config.uid, conversationId, session, {
+      const appended = await this.storage.conversations.append(configuration.uid, conversationId, session, {
         question: req.query, reply: text, references: references.map(({ feedback_data: _, ...r }): StoredReference => r), at: Date.now(),
       });
       // Another session created the same new id a moment before this one.
       if (!appended) throw conversationNotFound(conversationId);
     }
     const status = answered ? ('success' as const) : ('no-relevant-results' as const);
-    await this.record(config, 'chat', req, session, status, performance.now() - t0, references, eventId);
+    await this.record(configuration, 'chat', req, session, status, performance.now() - t0, references, eventId);
     return { status, reply: answerHtml(text), conversation_id: conversationId, follow_up_questions: followUps.map((question) => ({ question })), references };
   }
 
@@ -133,12 +133,12 @@ export class SearchInterfaceAnswerService {
     variant: Variant, uid: string, from: number, to: number, mayRead: (indexUid: string) => boolean,
     q: { limit: number; cursor?: { updatedAt: number; id: string } },
   ) {
-    const config = await this.search.configuration(variant, uid);
-    const hidden = config.indexes.filter((i) => !mayRead(i));
+    const configuration = await this.search.configuration(variant, uid);
+    const hidden = configuration.indexes.filter((i) => !mayRead(i));
     if (hidden.length) {
       throw new AppError('forbidden', `This API key may not read the index${hidden.length > 1 ? 'es' : ''} ${hidden.map((i) => `'${i}'`).join(', ')} this ${VARIANT_NAMES[variant]} searches; use a read key for all of its indexes`);
     }
-    const page = pageOf(await this.storage.conversations.list(config.uid, from, to, storePage(q)), q.limit);
+    const page = pageOf(await this.storage.conversations.list(configuration.uid, from, to, storePage(q)), q.limit);
     return { conversations: page.rows.map((c) => ({ conversation_id: c.id, url: httpUrl(c.latestUrl) ?? null })), next_cursor: page.next_cursor };
   }
 
@@ -150,14 +150,14 @@ export class SearchInterfaceAnswerService {
     return { index, title: p.title, ...(p.url ? { url: p.url } : {}), content: format === 'html' ? paragraphHtml(p.text) : p.text };
   }
 
-  private async language(config: ConfigurationRecord): Promise<string> {
-    return (await this.storage.indexes.get(config.indexes[0]))?.languageCode ?? 'en';
+  private async language(configuration: ConfigurationRecord): Promise<string> {
+    return (await this.storage.indexes.get(configuration.indexes[0]))?.languageCode ?? 'en';
   }
 
-  private async record(config: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = newEventId()) {
+  private async record(configuration: ConfigurationRecord, kind: 'summary' | 'chat', req: AnswerRequest, session: string | null, status: 'success' | 'no-relevant-results', latencyMs: number, refs: Reference[], id = newEventId()) {
     if (req.preview) return;
     await this.storage.events.recordGeneration({
-      id, at: Date.now(), configurationUid: config.uid, kind, session,
+      id, at: Date.now(), configurationUid: configuration.uid, kind, session,
       device: req.device, query: req.query, status, latencyMs, references: refs.map((r) => r.url ?? r.title),
     });
   }

@@ -71,7 +71,7 @@ const PER_PAGE = new Set(['title']);
 /** Where a result came from, for its `feedback_data`. */
 export interface FeedbackContext {
   eventId: string;
-  config: ConfigurationRecord;
+  configuration: ConfigurationRecord;
   variant: Variant;
   normalized: string;
   session: string;
@@ -81,7 +81,7 @@ export interface FeedbackContext {
 /** The signed `feedback_data` of the result at `position` (1-based): index uid, document uid and section id. */
 export function signFeedback(signer: FeedbackSigner, ctx: FeedbackContext, position: number, target: { i: string; d: string; s: number }): string {
   return signer.sign({
-    e: ctx.eventId, c: ctx.config.uid, v: ctx.variant, p: position, ...target, q: ctx.normalized, h: ctx.session,
+    e: ctx.eventId, c: ctx.configuration.uid, v: ctx.variant, p: position, ...target, q: ctx.normalized, h: ctx.session,
     ...(ctx.preview ? { x: 1 as const } : {}),
   });
 }
@@ -114,20 +114,20 @@ export class SearchInterfaceService {
   }
 
   async search(variant: Variant, req: SearchInterfaceRequest): Promise<{ results: SearchInterfaceResult[] }> {
-    const config = await this.configuration(variant, req.uid);
+    const configuration = await this.configuration(variant, req.uid);
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
     const eventId = newEventId();
-    const states = await this.statesOf(config);
+    const states = await this.statesOf(configuration);
     const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
 
-    const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(config.uid)).slice(0, config.resultCount);
-    const paragraphs = await this.rankParagraphs(config, states, req, normalized, config.resultCount - answers.length);
+    const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(configuration.uid)).slice(0, configuration.resultCount);
+    const paragraphs = await this.rankParagraphs(configuration, states, req, normalized, configuration.resultCount - answers.length);
     const metadata = await this.metadataOf(paragraphs);
 
     let position = 0;
     const sign = (i: string, d: string, s: number) =>
-      signFeedback(this.signer, { eventId, config, variant, normalized, session, preview: req.preview }, ++position, { i, d, s });
+      signFeedback(this.signer, { eventId, configuration, variant, normalized, session, preview: req.preview }, ++position, { i, d, s });
     const results: SearchInterfaceResult[] = [
       ...answers.map((a) => {
         const url = httpUrl(a.url);
@@ -155,7 +155,7 @@ export class SearchInterfaceService {
     ];
     if (!req.preview) {
       this.recorder.search({
-        id: eventId, at: Date.now(), configurationUid: config.uid, variant, session, client: clientHash(this.secret, req.client), device: req.device,
+        id: eventId, at: Date.now(), configurationUid: configuration.uid, variant, session, client: clientHash(this.secret, req.client), device: req.device,
         query: req.query, normalized, resultCount: results.length,
       });
     }
@@ -166,8 +166,8 @@ export class SearchInterfaceService {
    * The sections a summary or chat reply is written from: the configuration's own ranking (hybrid,
    * click boosts, one section per document), as plain passages numbered from [1].
    */
-  async passages(config: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
-    const hits = await this.rankParagraphs(config, await this.statesOf(config), { retrieval, query }, normalizeQuery(query), count);
+  async passages(configuration: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
+    const hits = await this.rankParagraphs(configuration, await this.statesOf(configuration), { retrieval, query }, normalizeQuery(query), count);
     return hits.map(({ index, unit }, i) => {
       const { uid, section } = index.units[unit];
       const url = this.urlOf(index, uid, section.anchor);
@@ -205,17 +205,17 @@ export class SearchInterfaceService {
   }
 
   /** The configuration's indexes as loaded for search (an index deleted since is skipped). */
-  private async statesOf(config: ConfigurationRecord): Promise<IndexState[]> {
-    const states = await Promise.all(config.indexes.map((u) => this.engine.state(u)));
+  private async statesOf(configuration: ConfigurationRecord): Promise<IndexState[]> {
+    const states = await Promise.all(configuration.indexes.map((u) => this.engine.state(u)));
     return states.filter((s): s is IndexState => s !== null);
   }
 
-  private async rankParagraphs(config: ConfigurationRecord, states: IndexState[], req: Pick<SearchInterfaceRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
+  private async rankParagraphs(configuration: ConfigurationRecord, states: IndexState[], req: Pick<SearchInterfaceRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
     if (count <= 0 || states.length === 0) return [];
     const budget = this.engine.budget();
     const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query, budget));
     // The click statistics are read while the legs rank; without them the ranking is still an answer.
-    const clicks = this.storage.events.clickEvidence(config.uid, normalized).then(
+    const clicks = this.storage.events.clickEvidence(configuration.uid, normalized).then(
       (stats) => new Map([...stats].map(([target, e]) => [target, clickVisitors(e, this.learning.minClients)])),
       (err) => {
         this.log.error({ err }, 'click statistics unavailable; ranking without click boosts');
@@ -224,9 +224,9 @@ export class SearchInterfaceService {
     );
     const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
     const fused =
-      config.fusion === 'weighted'
-        ? weightedFusion([keyword, vector], [config.keywordWeight, 1 - config.keywordWeight])
-        : reciprocalRankFusion([keyword, vector], [config.keywordWeight, 1 - config.keywordWeight]);
+      configuration.fusion === 'weighted'
+        ? weightedFusion([keyword, vector], [configuration.keywordWeight, 1 - configuration.keywordWeight])
+        : reciprocalRankFusion([keyword, vector], [configuration.keywordWeight, 1 - configuration.keywordWeight]);
     // One paragraph per document: its best-ranked section.
     const byDoc = new Map<string, { hit: Hit; target: string; score: number }>();
     for (const { key, score } of rankFused(fused)) {

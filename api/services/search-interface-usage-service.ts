@@ -25,19 +25,19 @@ export class SearchInterfaceUsageService {
    * enough queries exist. UI: [] in both cases (API.md).
    */
   async autocomplete(variant: Variant, uid: string, query: string, limit: number) {
-    const config = await this.search.configuration(variant, uid);
-    const asked = await this.storage.events.queryCount(config.uid);
-    if (asked < config.autocompleteMinQueries) {
+    const configuration = await this.search.configuration(variant, uid);
+    const asked = await this.storage.events.queryCount(configuration.uid);
+    if (asked < configuration.autocompleteMinQueries) {
       if (variant === 'ui') return { suggestions: [] };
       throw new AppError(
         'conflict',
-        `Autocomplete needs ${config.autocompleteMinQueries} earlier searches for this API Tool and ${asked} ${asked === 1 ? 'exists' : 'exist'} so far; suggestions start once ${config.autocompleteMinQueries - asked} more ${config.autocompleteMinQueries - asked === 1 ? 'search is' : 'searches are'} recorded`,
-        { needed: config.autocompleteMinQueries, existing: asked },
+        `Autocomplete needs ${configuration.autocompleteMinQueries} earlier searches for this API Tool and ${asked} ${asked === 1 ? 'exists' : 'exist'} so far; suggestions start once ${configuration.autocompleteMinQueries - asked} more ${configuration.autocompleteMinQueries - asked === 1 ? 'search is' : 'searches are'} recorded`,
+        { needed: configuration.autocompleteMinQueries, existing: asked },
       );
     }
     const prefix = normalizeQuery(query);
-    const min = { sessions: config.autocompleteMinSessions, clients: this.learning.minClients };
-    const found = prefix ? await this.storage.events.suggestions(config.uid, prefix, min, limit) : [];
+    const min = { sessions: configuration.autocompleteMinSessions, clients: this.learning.minClients };
+    const found = prefix ? await this.storage.events.suggestions(configuration.uid, prefix, min, limit) : [];
     if (variant === 'ui') return { suggestions: found.map((suggestion) => ({ suggestion })) };
     return { suggestions: found.length ? found : null };
   }
@@ -67,9 +67,9 @@ export class SearchInterfaceUsageService {
   }
 
   async supportForward(variant: Variant, body: { uid: string; url: string; sessionId?: string; device: Device }): Promise<void> {
-    const config = await this.search.configuration(variant, body.uid);
+    const configuration = await this.search.configuration(variant, body.uid);
     await this.storage.events.recordSupportForward({
-      at: Date.now(), configurationUid: config.uid, url: body.url,
+      at: Date.now(), configurationUid: configuration.uid, url: body.url,
       session: body.sessionId ? sessionHash(this.secret, body.sessionId) : null, device: body.device,
     });
   }
