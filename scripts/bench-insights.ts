@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { Device, InsightsOptions, SearchEvent } from '../shared/storage/ports/event-store.js';
-import type { Storage } from '../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../shared/storage/ports/storage.js';
 import { localDays } from '../shared/storage/local-days.js';
 import { createPostgresStorage } from '../shared/storage/postgres/create-postgres-storage.js';
 import { createSqliteStorage } from '../shared/storage/sqlite/create-sqlite-storage.js';
@@ -189,7 +189,7 @@ const FULL_DAYS = 30;
 const ZONE = 'America/New_York';
 
 /** 100,000 events over 30 days (80% searches, 16% clicks, 2% support forwards, 2% generations), the same on any backend. */
-async function fill100k(storage: Storage, start: number) {
+async function fill100k(storage: BackendStorage, start: number) {
   const searches = FULL_EVENTS * 0.8;
   const at = (i: number, n: number) => start + Math.floor((i * FULL_DAYS * DAY) / n);
   const devices: Device[] = ['desktop', 'mobile', 'unknown'];
@@ -233,7 +233,7 @@ async function fullResponseBench() {
   const start = from + 3 * HOUR;
   const dir = mkdtempSync(join(tmpdir(), 'bench-insights-'));
   const fullSchema = `bench_insights_full_${process.pid}`;
-  const backends: [string, Storage][] = [
+  const backends: [string, BackendStorage][] = [
     ['embedded (SQLite)', createSqliteStorage({ dataDir: dir, synchronous: 'normal' })],
     ['PostgreSQL', await createPostgresStorage({ url: values.url!, schema: fullSchema, vectors: null, poolSize: 8 })],
   ];

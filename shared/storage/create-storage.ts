@@ -1,5 +1,7 @@
 import type { Config } from '../config/config.js';
-import type { Storage } from './ports/storage.js';
+import { MemoryVectorIndex } from '../search/vectors/memory-vector-index.js';
+import type { BackendStorage, Storage } from './ports/storage.js';
+import type { SearchVectors } from './ports/vector-index.js';
 import { CachedConfigurationStore } from './cached-configuration-store.js';
 import { createSqliteStorage, type DataFolderLog } from './sqlite/create-sqlite-storage.js';
 
@@ -18,12 +20,15 @@ export interface StorageRole {
  * are loaded only when chosen, so the embedded mode never loads their clients.
  */
 export async function createStorage(config: Config['storage'], role: StorageRole = {}): Promise<Storage> {
-  const storage = await createBackend(config, role);
+  const storage = (await createBackend(config, role)) as Storage;
   storage.configurations = new CachedConfigurationStore(storage.configurations);
+  const external = storage.vectors;
+  // Searches read the external index the workers write, or vectors each engine holds and follows the change feed into.
+  storage.searchVectors = (): SearchVectors => (external ? { kind: 'external', index: external } : { kind: 'followed', index: new MemoryVectorIndex() });
   return storage;
 }
 
-async function createBackend(config: Config['storage'], role: StorageRole): Promise<Storage> {
+async function createBackend(config: Config['storage'], role: StorageRole): Promise<BackendStorage> {
   if (config.backend === 'sqlite') {
     return createSqliteStorage({
       dataDir: config.dataDir, synchronous: config.synchronous, commitThread: role.commitThread, commitThreadHeapMb: config.commitThreadHeapMb,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConfigurationRecord, InstantAnswerRecord } from '../../shared/storage/ports/configuration-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const config = (uid: string, createdAt: number, patch: Partial<ConfigurationRecord> = {}): ConfigurationRecord => ({
@@ -16,7 +16,7 @@ const answer = (id: string, configurationUid: string, createdAt: number, patch: 
 export function configurationStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: configuration store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

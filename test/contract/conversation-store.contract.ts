@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const ref = (url?: string) => ({ index: 1, title: 't', ...(url ? { url } : {}), content: 'c' });
@@ -7,7 +7,7 @@ const ref = (url?: string) => ({ index: 1, title: 't', ...(url ? { url } : {}), 
 export function conversationStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: conversation store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

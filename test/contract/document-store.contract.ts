@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeMetadata, hashWithMetadata, type DocumentMetadata } from '../../shared/documents/document-metadata.js';
 import { encodeFields } from '../../shared/documents/fields-hash.js';
 import type { DocumentWrite } from '../../shared/storage/ports/document-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const FIELDS = { title: { type: 'text' as const } };
@@ -28,7 +28,7 @@ const PRICE: DocumentMetadata = [
 export function documentStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: document store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
     let index: number;
 
     beforeEach(async () => {

@@ -1,6 +1,6 @@
 import type { ClickEvent, Device, GenerationEvent, Insights, InsightsOptions, SearchEvent, SupportForwardEvent } from '../../shared/storage/ports/event-store.js';
 import { dayIndex, localDays } from '../../shared/storage/local-days.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 
 export const DAY = 86_400_000;
 
@@ -111,7 +111,7 @@ export type Op =
   | { kind: 'support'; event: SupportForwardEvent }
   | { kind: 'generation'; event: GenerationEvent };
 
-export async function apply(s: Storage, op: Op): Promise<void> {
+export async function apply(s: BackendStorage, op: Op): Promise<void> {
   if (op.kind === 'searches') await s.events.recordSearches(op.events);
   else if (op.kind === 'click') await s.events.recordClick(op.event);
   else if (op.kind === 'support') await s.events.recordSupportForward(op.event);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InsightsOptions, SearchEvent } from '../../shared/storage/ports/event-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import { prng } from '../helpers/prng.js';
 import { apply, DAY, EventModel, randomOps, ranges, type Op } from './event-model.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
@@ -20,7 +20,7 @@ const click = (searchEventId: string, at: number, session: string, position: num
 /** UTC, a zone with DST, a half-hour zone (days cut at the whole hour) and a short top list. */
 const VIEWS: InsightsOptions[] = [{}, { timeZone: 'America/New_York', limit: 3 }, { timeZone: 'Asia/Kolkata', limit: 1000 }];
 
-async function expectLikeModel(s: Storage, model: EventModel, windows: [number, number][]) {
+async function expectLikeModel(s: BackendStorage, model: EventModel, windows: [number, number][]) {
   for (const cfg of CFGS) {
     for (const [from, to] of windows) {
       for (const view of VIEWS) {
@@ -34,7 +34,7 @@ async function expectLikeModel(s: Storage, model: EventModel, windows: [number, 
 export function eventStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: event store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { createPostgresStorage } from '../../shared/storage/postgres/create-postgres-storage.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import { createSqliteStorage } from '../../shared/storage/sqlite/create-sqlite-storage.js';
 import { freshSchema } from '../helpers/postgres.js';
 
 /** A storage for one test, and how to open a second one on the same data (another host, in effect). */
 export interface StorageHandle {
-  storage: Storage;
-  /** Another Storage over the same data; closed by cleanup. */
-  open: () => Promise<Storage>;
+  storage: BackendStorage;
+  /** Another BackendStorage over the same data; closed by cleanup. */
+  open: () => Promise<BackendStorage>;
   cleanup: () => Promise<void>;
 }
 
@@ -29,8 +29,8 @@ export interface Adapter {
   features: AdapterFeatures;
 }
 
-async function handle(first: Storage, open: () => Promise<Storage>, done: () => Promise<void>): Promise<StorageHandle> {
-  const opened: Storage[] = [first];
+async function handle(first: BackendStorage, open: () => Promise<BackendStorage>, done: () => Promise<void>): Promise<StorageHandle> {
+  const opened: BackendStorage[] = [first];
   return {
     storage: first,
     open: async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IndexLimitReached } from '../../shared/storage/ports/index-registry.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const FIELDS = { title: { type: 'text' as const }, price: { type: 'float' as const, multi_valued: true } };
@@ -8,7 +8,7 @@ const FIELDS = { title: { type: 'text' as const }, price: { type: 'float' as con
 export function indexRegistryContract(name: string, make: MakeStorage) {
   describe(`${name}: index registry`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

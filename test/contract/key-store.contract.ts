@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '../../shared/storage/ports/key-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const key = (id: string, createdAt: number, indexes: string[] | null = null): Omit<ApiKeyRecord, 'revokedAt' | 'lastUsedAt'> => ({
@@ -10,7 +10,7 @@ const key = (id: string, createdAt: number, indexes: string[] | null = null): Om
 export function keyStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: key store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

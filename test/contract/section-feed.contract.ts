@@ -1,11 +1,11 @@
 import { expect, it } from 'vitest';
 import type { ChangeEntry } from '../../shared/storage/ports/section-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { AdapterFeatures, StorageHandle } from './harness.js';
 import { item, MODEL } from './section-store.contract.js';
 
 /** Reads the whole feed of an index after `seq`, in pages, checking entries only ever ascend. */
-async function drain(s: Storage, index: number, seq: number, page = 3): Promise<ChangeEntry[]> {
+async function drain(s: BackendStorage, index: number, seq: number, page = 3): Promise<ChangeEntry[]> {
   const out: ChangeEntry[] = [];
   for (;;) {
     const batch = await s.sections.changesSince(index, seq, page);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PublishItem, SectionRow } from '../../shared/storage/ports/section-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { AdapterFeatures, MakeStorage, StorageHandle } from './harness.js';
 import { sectionFeedContract } from './section-feed.contract.js';
 
@@ -18,7 +18,7 @@ export function item(uid: string, version: number, texts: string[] | null = [`${
 export function sectionStoreContract(name: string, make: MakeStorage, features: AdapterFeatures = { beforeLive: true }) {
   describe(`${name}: section store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
     const index = 7;
 
     beforeEach(async () => {

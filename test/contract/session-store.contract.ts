@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionRecord } from '../../shared/storage/ports/session-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const session = (hash: string, keyId: string, expiresAt: number, over: Partial<SessionRecord> = {}): SessionRecord => ({
@@ -11,7 +11,7 @@ const session = (hash: string, keyId: string, expiresAt: number, over: Partial<S
 export function sessionStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: session store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IDLE_CRAWL, type PageRecord, type SourceRecord } from '../../shared/storage/ports/source-store.js';
-import type { Storage } from '../../shared/storage/ports/storage.js';
+import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import type { MakeStorage, StorageHandle } from './harness.js';
 
 const source = (uid: string, over: Partial<SourceRecord> = {}): SourceRecord => ({
@@ -19,7 +19,7 @@ const page = (url: string, over: Partial<PageRecord> = {}): PageRecord => ({
 export function sourceStoreContract(name: string, make: MakeStorage) {
   describe(`${name}: source store`, () => {
     let h: StorageHandle;
-    let s: Storage;
+    let s: BackendStorage;
 
     beforeEach(async () => {
       h = await make();

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANN_MIN_VECTORS } from '../../shared/search/rank/vector-set.js';
-import { MemoryVectorIndex } from '../../shared/storage/memory/memory-vector-index.js';
+import { ANN_MIN_VECTORS } from '../../shared/search/vectors/vector-set.js';
+import { MemoryVectorIndex } from '../../shared/search/vectors/memory-vector-index.js';
 import { createQdrantVectorIndex, fieldKey, pointId } from '../../shared/storage/qdrant/qdrant-vector-index.js';
 import { prng } from '../helpers/prng.js';
 import { OpenApiValidator, qdrantValidator, startQdrantStandIn, type QdrantStandIn } from '../helpers/qdrant-stand-in.js';

@@ -35,6 +35,12 @@ describe('dependencies point one way', () => {
     expect(bad).toEqual([]);
   });
 
+  it('shared/search imports storage ports, never an adapter: the vectors it searches are chosen where storage is built', () => {
+    const bad = sources('shared/search').flatMap((f) =>
+      importsOf(f).filter((i) => /storage\/(sqlite|postgres|qdrant|memory)\/|create-storage/.test(i)).map((i) => `${f} -> ${i}`));
+    expect(bad).toEqual([]);
+  });
+
   it('only shared/config reads process.env', () => {
     const readers = ['api', 'workers', 'shared'].flatMap(sources).filter((f) => /process\.env\b/.test(readFileSync(join(ROOT, f), 'utf8')));
     expect(readers.filter((f) => !f.startsWith('shared/config/') && !f.startsWith('shared/process/'))).toEqual([]);

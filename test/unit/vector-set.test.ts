@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANN_MIN_VECTORS, VectorSet } from '../../shared/search/rank/vector-set.js';
+import { ANN_MIN_VECTORS, VectorSet } from '../../shared/search/vectors/vector-set.js';
 import { prng } from '../helpers/prng.js';
 
 const DIMS = 32;

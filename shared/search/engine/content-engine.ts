@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Storage } from '../../storage/ports/storage.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
-import type { VectorIndex } from '../../storage/ports/vector-index.js';
-import { MemoryVectorIndex } from '../../storage/memory/memory-vector-index.js';
+import type { FollowedVectorIndex, VectorIndex } from '../../storage/ports/vector-index.js';
 import { IndexState } from './index-state.js';
 import { SearchBudget } from './search-budget.js';
 import { SingleFlight } from './single-flight.js';
@@ -43,7 +42,8 @@ export class ContentEngine {
   private readonly loading = new Map<number, Promise<IndexState | null>>();
   private readonly followers = new Map<IndexState, SingleFlight>();
   readonly vectors: VectorIndex;
-  private readonly memory: MemoryVectorIndex | null;
+  /** The vectors this engine holds and fills from the change feed; null when an external index is read. */
+  private readonly memory: FollowedVectorIndex | null;
   private following: NodeJS.Timeout | null = null;
   /** The change-feed position each index was at in the previous background pass. */
   private readonly passedAt = new WeakMap<IndexState, number>();
@@ -60,8 +60,9 @@ export class ContentEngine {
     private readonly vectorModel: string | null = null,
     private readonly searchTimeoutMs = SEARCH_TIMEOUT_MS,
   ) {
-    this.memory = storage.vectors ? null : new MemoryVectorIndex();
-    this.vectors = storage.vectors ?? this.memory!;
+    const vectors = storage.searchVectors();
+    this.vectors = vectors.index;
+    this.memory = vectors.kind === 'followed' ? vectors.index : null;
   }
 
   async state(indexUid: string): Promise<IndexState | null> {

@@ -7,7 +7,7 @@ import type { KeyStore } from './key-store.js';
 import type { SectionStore } from './section-store.js';
 import type { SessionStore } from './session-store.js';
 import type { SourceStore } from './source-store.js';
-import type { VectorIndex } from './vector-index.js';
+import type { SearchVectors, VectorIndex } from './vector-index.js';
 import type { DiskSpace } from '../disk-guard.js';
 
 export type StorageBackend = 'sqlite' | 'postgres';
@@ -18,8 +18,10 @@ export interface Storage {
   indexes: IndexRegistry;
   documents: DocumentStore;
   sections: SectionStore;
-  /** An external vector index (Qdrant); null: each API process holds the vectors in memory. */
+  /** An external vector index (Qdrant) the workers write; null: each search engine holds the vectors in memory. */
   vectors: VectorIndex | null;
+  /** The vectors a new search engine reads (and, when followed, fills): each call gives an engine its own. */
+  searchVectors(): SearchVectors;
   keys: KeyStore;
   /** Web-app sign-in sessions. */
   sessions: SessionStore;
@@ -34,3 +36,6 @@ export interface Storage {
   diskSpace?(): DiskSpace;
   close(): Promise<void>;
 }
+
+/** What a backend (SQLite, PostgreSQL) builds; createStorage adds what is chosen across backends. */
+export type BackendStorage = Omit<Storage, 'searchVectors'>;

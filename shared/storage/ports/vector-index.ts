@@ -42,3 +42,22 @@ export interface VectorIndex {
   dropIndex(index: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * A vector index a search engine holds in its own memory and fills itself from the section store's
+ * change feed (the embedded mode, or PostgreSQL without Qdrant); it trains its approximate lists in
+ * the background, a few milliseconds at a time.
+ */
+export interface FollowedVectorIndex extends VectorIndex {
+  /** Points held for an index. */
+  count(index: string): number;
+  /** Trains the index's lists if due, handing the event loop over (`pause`) between steps. */
+  train(index: string, pause: () => Promise<void>, settled: boolean): Promise<void>;
+}
+
+/**
+ * The vectors searches read, chosen where storage is built: an external index the workers write
+ * (Qdrant), or one each search engine holds and follows the change feed into.
+ */
+export type SearchVectors = { kind: 'external'; index: VectorIndex } | { kind: 'followed'; index: FollowedVectorIndex };
+

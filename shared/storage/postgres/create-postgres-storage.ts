@@ -1,4 +1,4 @@
-import type { Storage } from '../ports/storage.js';
+import type { BackendStorage } from '../ports/storage.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import { PgConfigurationStore } from './pg-configuration-store.js';
 import { PgConversationStore } from './pg-conversation-store.js';
@@ -24,7 +24,7 @@ export interface PostgresStorageOptions {
 }
 
 /** The scale-out mode: every store in one PostgreSQL database that any number of processes share. */
-export async function createPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
+export async function createPostgresStorage(options: PostgresStorageOptions): Promise<BackendStorage> {
   const schema = options.schema ?? 'public';
   const pool = await createPgPool({ url: options.url, schema, poolSize: options.poolSize });
   try {

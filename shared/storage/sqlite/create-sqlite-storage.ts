@@ -1,4 +1,4 @@
-import type { Storage } from '../ports/storage.js';
+import type { BackendStorage } from '../ports/storage.js';
 import { DiskGuard, guardWrites } from '../disk-guard.js';
 import { describeChanges, makeFolderPrivate } from '../private-folder.mjs';
 import { CommitThread } from './commit-thread.js';
@@ -44,7 +44,7 @@ function makeDataFolderPrivate(dataDir: string, log: DataFolderLog): void {
 }
 
 /** The embedded mode: three SQLite files in the data folder (documents, sections, events). */
-export function createSqliteStorage(options: SqliteStorageOptions): Storage {
+export function createSqliteStorage(options: SqliteStorageOptions): BackendStorage {
   const synchronous = options.synchronous ?? 'full';
   makeDataFolderPrivate(options.dataDir, options.log ?? stderrLog);
   const db = openDatabase(options.dataDir, { synchronous });

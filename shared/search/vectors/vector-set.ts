@@ -1,4 +1,4 @@
-import { topUnits } from './top-units.js';
+import { topUnits } from '../rank/top-units.js';
 
 /** Below this many vectors an exact scan is fast enough (a few ms) and needs no training. */
 export const ANN_MIN_VECTORS = 4_000;

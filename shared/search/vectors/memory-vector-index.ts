@@ -1,6 +1,6 @@
-import { VectorSet } from '../../search/rank/vector-set.js';
-import type { DocumentRef } from '../ports/document-store.js';
-import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../ports/vector-index.js';
+import { VectorSet } from './vector-set.js';
+import type { DocumentRef } from '../../storage/ports/document-store.js';
+import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../../storage/ports/vector-index.js';
 
 type Fields = Record<string, FilterValue | FilterValue[]>;
 
