@@ -37,7 +37,7 @@ import { securityHeaders } from './middleware/security-headers.js';
 import { pushDocumentsRouter } from './routes/push-documents.js';
 import { ContentDocumentService } from './services/content-document-service.js';
 import type { IndexState } from '../shared/search/engine/index-state.js';
-import { ContentSearchService } from './services/content-search-service.js';
+import { ContentSearch } from '../shared/search/operations/content-search.js';
 import { ContentEngine } from '../shared/search/engine/content-engine.js';
 import { DocumentWriter } from '../shared/documents/document-writer.js';
 import { IndexService } from './services/index-service.js';
@@ -199,7 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/v1/admin', keyed, jsonBody({ limit: Math.min(ADMIN_BODY_BYTES, config.http.maxBodyBytes), limitName: 'admin requests' }));
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
-  const contentSearch = new ContentSearchService(engine);
+  const contentSearch = new ContentSearch(engine);
   const warmUp = async (state: IndexState) => {
     await searchInterface.warm(state);
     await contentSearch.warm(state);

@@ -1,22 +1,40 @@
-import { AppError } from '../../shared/errors/app-error.js';
-import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
-import type { IndexState } from '../../shared/search/engine/index-state.js';
-import { SearchTimeoutError, type SearchBudget } from '../../shared/search/engine/search-budget.js';
-import { compileFilter, FilterFieldError, type Predicate } from '../../shared/search/filter/compile-filter.js';
-import { containsRun } from '../../shared/search/filter/leaf-matchers.js';
-import { FilterSyntaxError } from '../../shared/search/query/fq-lexer.js';
-import { parseFilter } from '../../shared/search/query/fq-parser.js';
-import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../../shared/search/query/qf-parser.js';
-import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
-import { topUnits } from '../../shared/search/rank/top-units.js';
-import type { ContentSearchRequest } from '../schemas/content-search-schema.js';
-import { own } from '../../shared/records/own.js';
+import { AppError } from '../../errors/app-error.js';
+import type { ContentEngine } from '../engine/content-engine.js';
+import type { IndexState } from '../engine/index-state.js';
+import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
+import { compileFilter, FilterFieldError, type Predicate } from '../filter/compile-filter.js';
+import { containsRun } from '../filter/leaf-matchers.js';
+import { FilterSyntaxError } from '../query/fq-lexer.js';
+import { parseFilter } from '../query/fq-parser.js';
+import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../query/qf-parser.js';
+import { scoreDisMaxDense, type Bm25Params } from '../rank/dismax.js';
+import { topUnits } from '../rank/top-units.js';
+import { own } from '../../records/own.js';
 
 /** Searches a warm-up runs over an index that has grown. */
 const WARM_QUERIES = 8;
 
-/** Content search: DisMax BM25 over the boosted fields, Solr fq filters, one hit per document. */
-export class ContentSearchService {
+/** One content search (POST /v1/content/search, API.md section C), as its route validated it. */
+export interface ContentSearchRequest {
+  index_uid: string;
+  query: string;
+  /** Solr qf: the text fields searched, with boosts ("title^2 body"). */
+  boosting: string;
+  /** Solr fq ('' for none). */
+  filter: string;
+  /** Stored fields each result carries. */
+  fields: string[];
+  limit: number;
+  bm25?: Bm25Params;
+  /** DisMax tie breaker. */
+  tie: number;
+}
+
+/**
+ * Content search, the operation: DisMax BM25 over the boosted fields, Solr fq filters, one hit per
+ * document, over an index the engine holds. It knows no HTTP: the route validates and maps to it.
+ */
+export class ContentSearch {
   constructor(private readonly engine: ContentEngine) {}
 
   async search(req: ContentSearchRequest) {
