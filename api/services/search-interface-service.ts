@@ -7,16 +7,11 @@ import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import type { Passage } from '../../shared/generation/generation-types.js';
+import { HybridSearch, TARGET_SEPARATOR, type HybridHit, type Retrieval } from '../../shared/search/operations/hybrid-search.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
-import { HEADING_FIELD, type IndexState } from '../../shared/search/engine/index-state.js';
-import { SearchTimeoutError, type SearchBudget } from '../../shared/search/engine/search-budget.js';
-import { applyClickBoosts, clickVisitors } from '../../shared/search/hybrid/click-boost.js';
-import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '../../shared/search/hybrid/fuse.js';
+import type { IndexState } from '../../shared/search/engine/index-state.js';
 import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
 import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
-import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
-import { PAGE_WEIGHT, pageScores } from '../../shared/search/rank/page-scores.js';
-import { topUnits } from '../../shared/search/rank/top-units.js';
 import { paragraphHtml } from '../../shared/search/render/paragraph-html.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import { httpUrl } from '../../shared/text/http-url.js';
@@ -24,7 +19,7 @@ import type { ConfigurationRecord, Variant } from '../../shared/storage/ports/co
 import type { Device } from '../../shared/storage/ports/event-store.js';
 import { newEventId, type EventRecorder } from './event-recorder.js';
 
-export type Retrieval = 'hybrid' | 'keyword' | 'vector';
+export type { Retrieval };
 
 /** What it takes for visitors' behaviour to change what everyone sees. */
 export interface LearningOptions {
@@ -54,19 +49,9 @@ export interface SearchInterfaceResult {
   configuration?: Record<string, unknown>;
 }
 
-/** Candidates each leg contributes before fusion: enough for fusion to matter below the cut. */
-const CANDIDATES = 50;
-/** A query embedding that takes longer than this is dropped: the keyword leg answers alone. */
-const EMBED_TIMEOUT_MS = 1500;
-/** Weight of a section's own heading in the keyword leg (page title and body text weigh 1). */
-const HEADING_BOOST = 1;
-/** Searches a warm-up runs over an index that has grown. */
-const WARM_QUERIES = 8;
 export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'API UI' };
 
-export const TARGET_SEPARATOR = '\u0000';
-/** The page title is copied onto each of its sections (IndexState): a page has it once. */
-const PER_PAGE = new Set(['title']);
+export { TARGET_SEPARATOR };
 
 /** Where a result came from, for its `feedback_data`. */
 export interface FeedbackContext {
@@ -86,26 +71,31 @@ export function signFeedback(signer: FeedbackSigner, ctx: FeedbackContext, posit
   });
 }
 
-interface Hit {
-  index: IndexState;
-  unit: number;
-}
-
 /**
- * The search box: hybrid retrieval over a configuration's indexes (keyword DisMax and vector
- * cosine, fused), learnt click boosts, instant answers first, one paragraph per document.
+ * The search box over HTTP: a configuration's hybrid search (shared/search/operations/hybrid-search.ts)
+ * with its instant answers first, results as the search interface answers them (escaped paragraphs,
+ * urls, signed feedback_data, page fragments), and every search recorded.
  */
 export class SearchInterfaceService {
+  private readonly hybrid: HybridSearch;
+
   constructor(
     private readonly storage: Storage,
-    private readonly engine: ContentEngine,
-    private readonly embedder: Embedder | null,
+    engine: ContentEngine,
+    embedder: Embedder | null,
     private readonly signer: FeedbackSigner,
     private readonly secret: string,
     private readonly recorder: EventRecorder,
-    private readonly log: Logger,
-    private readonly learning: LearningOptions = { minClients: 3 },
-  ) {}
+    log: Logger,
+    learning: LearningOptions = { minClients: 3 },
+  ) {
+    this.hybrid = new HybridSearch(engine, embedder, storage.events, log, learning.minClients);
+  }
+
+  /** Runs searches over an index that has grown, recording nothing (ContentEngine.onGrown). */
+  warm(state: IndexState): Promise<void> {
+    return this.hybrid.warm(state);
+  }
 
   async configuration(variant: Variant, uid: string): Promise<ConfigurationRecord> {
     const c = await this.storage.configurations.get(uid);
@@ -118,11 +108,11 @@ export class SearchInterfaceService {
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
     const eventId = newEventId();
-    const states = await this.statesOf(configuration);
+    const states = await this.hybrid.states(configuration.indexes);
     const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
 
     const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(configuration.uid)).slice(0, configuration.resultCount);
-    const paragraphs = await this.rankParagraphs(configuration, states, req, normalized, configuration.resultCount - answers.length);
+    const paragraphs = await this.rank(configuration, states, req, normalized, configuration.resultCount - answers.length);
     const metadata = await this.metadataOf(paragraphs);
 
     let position = 0;
@@ -167,7 +157,7 @@ export class SearchInterfaceService {
    * click boosts, one section per document), as plain passages numbered from [1].
    */
   async passages(configuration: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
-    const hits = await this.rankParagraphs(configuration, await this.statesOf(configuration), { retrieval, query }, normalizeQuery(query), count);
+    const hits = await this.rank(configuration, await this.hybrid.states(configuration.indexes), { retrieval, query }, normalizeQuery(query), count);
     return hits.map(({ index, unit }, i) => {
       const { uid, section } = index.units[unit];
       const url = this.urlOf(index, uid, section.anchor);
@@ -179,7 +169,7 @@ export class SearchInterfaceService {
    * The metadata of the paragraphs' documents, read per search from the document store (one read
    * per index with such results) instead of held in the loaded indexes: fragments can be large.
    */
-  private async metadataOf(hits: Hit[]): Promise<Map<IndexState, Map<string, DocumentMetadata>>> {
+  private async metadataOf(hits: HybridHit[]): Promise<Map<IndexState, Map<string, DocumentMetadata>>> {
     const uids = new Map<IndexState, string[]>();
     for (const { index, unit } of hits) {
       const uid = index.units[unit].uid;
@@ -192,119 +182,10 @@ export class SearchInterfaceService {
     return new Map(await Promise.all(reads));
   }
 
-  /**
-   * Ranks a few queries of the index's own words over it, both legs, recording nothing: run in the
-   * background when an index has grown (ContentEngine.onGrown), so a visitor's first search does not
-   * pay for compiling the ranking code or touching cold vector lists (60-80 ms at 100,000 documents).
-   */
-  async warm(state: IndexState): Promise<void> {
-    for (const query of state.sampleQueries(WARM_QUERIES)) {
-      this.safely('keyword', () => this.keywordLeg([state], query, this.engine.budget()));
-      await this.vectorLeg([state], query);
-    }
-  }
-
-  /** The configuration's indexes as loaded for search (an index deleted since is skipped). */
-  private async statesOf(configuration: ConfigurationRecord): Promise<IndexState[]> {
-    const states = await Promise.all(configuration.indexes.map((u) => this.engine.state(u)));
-    return states.filter((s): s is IndexState => s !== null);
-  }
-
-  private async rankParagraphs(configuration: ConfigurationRecord, states: IndexState[], req: Pick<SearchInterfaceRequest, 'retrieval' | 'query'>, normalized: string, count: number): Promise<Hit[]> {
-    if (count <= 0 || states.length === 0) return [];
-    const budget = this.engine.budget();
-    const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query, budget));
-    // The click statistics are read while the legs rank; without them the ranking is still an answer.
-    const clicks = this.storage.events.clickEvidence(configuration.uid, normalized).then(
-      (stats) => new Map([...stats].map(([target, e]) => [target, clickVisitors(e, this.learning.minClients)])),
-      (err) => {
-        this.log.error({ err }, 'click statistics unavailable; ranking without click boosts');
-        return new Map<string, number>();
-      },
-    );
-    const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
-    const fused =
-      configuration.fusion === 'weighted'
-        ? weightedFusion([keyword, vector], [configuration.keywordWeight, 1 - configuration.keywordWeight])
-        : reciprocalRankFusion([keyword, vector], [configuration.keywordWeight, 1 - configuration.keywordWeight]);
-    // One paragraph per document: its best-ranked section.
-    const byDoc = new Map<string, { hit: Hit; target: string; score: number }>();
-    for (const { key, score } of rankFused(fused)) {
-      const hit = this.hitOf(states, key);
-      const target = `${hit.index.index.uid}${TARGET_SEPARATOR}${hit.index.units[hit.unit].uid}`;
-      if (!byDoc.has(target)) byDoc.set(target, { hit, target, score });
-    }
-    const boosted = applyClickBoosts([...byDoc.values()], await clicks);
-    return boosted.slice(0, count).map((b) => b.hit);
-  }
-
-  /** A leg that throws contributes nothing: the other leg's ranking is still an answer. */
-  private safely(leg: string, run: () => Ranking): Ranking {
-    try {
-      return run();
-    } catch (err) {
-      if (err instanceof SearchTimeoutError) {
-        throw new AppError('timeout', `Search was stopped: ${err.message}. Try a shorter query`);
-      }
-      this.log.error({ err }, `${leg} ranking failed; answering with the other leg`);
-      return [];
-    }
-  }
-
-  private keywordLeg(states: IndexState[], query: string, budget: SearchBudget): Ranking {
-    const all: Ranking = [];
-    states.forEach((state, s) => {
-      const terms = state.analyzer.analyze(query);
-      if (terms.length === 0) return;
-      const fields = this.keywordFields(state);
-      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES, budget });
-      // A page's overall match counts beside its section's: candidates beyond the cut can still rise.
-      const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
-      const docOf = (u: number) => state.units[u].uid;
-      const wanted = [...new Set(top.map((t) => docOf(t.u)))].map((doc) => ({ doc, units: state.docUnits.get(doc) ?? [] }));
-      const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PER_PAGE, wanted);
-      for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(docOf(u)) ?? 0) });
-    });
-    return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
-  }
-
-  private async vectorLeg(states: IndexState[], query: string): Promise<Ranking> {
-    if (!this.embedder || !states.some((s) => this.engine.hasVectors(s))) return [];
-    let vector: Float32Array;
-    try {
-      const signal = AbortSignal.timeout(EMBED_TIMEOUT_MS);
-      [vector] = await this.embedder.embed([query], signal);
-    } catch (err) {
-      // The keyword leg still answers: a search box with keyword results beats an error.
-      this.log.warn({ err }, 'query embedding failed; keyword results only');
-      return [];
-    }
-    const all: Ranking = [];
-    try {
-      const legs = await Promise.all(states.map((state) => this.engine.vectorTop(state, vector, CANDIDATES)));
-      legs.forEach((hits, s) => {
-        // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
-        for (const { unit, score } of hits) if (score > 0) all.push({ key: `${s}:${unit}`, score });
-      });
-    } catch (err) {
-      // An external vector index that is down: the keyword leg still answers.
-      this.log.error({ err }, 'vector ranking failed; answering with the keyword leg');
-      return [];
-    }
-    return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
-  }
-
-  /** Every text field of the index at boost 1, plus each section's own heading. */
-  private keywordFields(state: IndexState) {
-    return [
-      ...Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([field]) => ({ field, boost: 1 })),
-      { field: HEADING_FIELD, boost: HEADING_BOOST },
-    ];
-  }
-
-  private hitOf(states: IndexState[], key: string): Hit {
-    const colon = key.indexOf(':');
-    return { index: states[Number(key.slice(0, colon))], unit: Number(key.slice(colon + 1)) };
+  /** The configuration's ranking of up to `count` sections, one per document. */
+  private rank(configuration: ConfigurationRecord, states: IndexState[], req: { retrieval: Retrieval; query: string }, normalized: string, count: number): Promise<HybridHit[]> {
+    const settings = { configurationUid: configuration.uid, fusion: configuration.fusion, keywordWeight: configuration.keywordWeight };
+    return this.hybrid.rank(settings, states, req, normalized, count);
   }
 
   private urlOf(state: IndexState, uid: string, anchor: string | null): string | undefined {
