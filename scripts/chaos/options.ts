@@ -14,10 +14,14 @@ export const SHORT_SCENARIOS: ScenarioName[] = ['kill-api', 'kill-embed', 'kill-
 /** Faults of the PostgreSQL server and the connections to it: played only with `--storage postgres`. */
 export const PG_ONLY: ScenarioName[] = ['pg-restart', 'pg-stall', 'pg-kill-backend', 'pg-exhausted'];
 
-/** The scenarios a run plays unless `--scenarios` names them: `--short` adds the cheap restart of PostgreSQL in that mode. */
+/**
+ * The scenarios a run plays unless `--scenarios` names them. PostgreSQL mode adds the faults of
+ * the database (`--short`: its restart and killed backends, which cost seconds) and drops the
+ * full disk from `--short` (the data folder holds nothing durable there).
+ */
 function defaultScenarios(short: boolean, storage: 'sqlite' | 'postgres'): ScenarioName[] {
   if (storage === 'sqlite') return short ? SHORT_SCENARIOS : SCENARIOS.filter((s) => !PG_ONLY.includes(s));
-  return short ? [...SHORT_SCENARIOS, 'pg-restart'] : [...SCENARIOS];
+  return short ? [...SHORT_SCENARIOS.filter((s) => s !== 'disk-full'), 'pg-restart', 'pg-kill-backend'] : [...SCENARIOS];
 }
 
 export interface ChaosOptions {
