@@ -86,4 +86,18 @@ describe('postgres faults', () => {
       await pool.end();
     }
   });
+
+  it('cancels a statement past the database timeout with a 504, except in maintenance that asks for no bound', async () => {
+    const pool = await createPgPool({ url, schema: schema.schema, poolSize: 1, timeoutMs: 500 });
+    try {
+      const slow = (c: pg.ClientBase) => c.query('SELECT pg_sleep(1.2)').then(() => 'done');
+      const bounded = await within(5000, inTransaction(pool, slow));
+      expect(storageFailure((bounded as { error: unknown }).error)?.status).toBe(504);
+      expect(await inTransaction(pool, slow, { unbounded: true })).toBe('done');
+      // The bound is back for the next user of the connection.
+      await expect(pool.query('SELECT pg_sleep(1.2)')).rejects.toMatchObject({ code: '57014' });
+    } finally {
+      await pool.end();
+    }
+  });
 });

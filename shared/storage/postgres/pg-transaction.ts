@@ -6,6 +6,14 @@ const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 5;
 const ignore = () => {};
 
+export interface TransactionOptions {
+  /** Maintenance that may rightly run long (retention over a large history): no statement or read timeout. */
+  unbounded?: boolean;
+}
+
+/** node-postgres reads its client-side read timeout from here at every statement. */
+type WithParameters = { connectionParameters?: { query_timeout?: number } };
+
 /**
  * Runs `fn` in a transaction on one pooled connection: COMMIT when it resolves, ROLLBACK and rethrow
  * when it throws. A transaction the server aborted as a deadlock victim runs again (the lock orders
@@ -13,7 +21,7 @@ const ignore = () => {};
  * sent (a restarted server, a terminated backend: nothing of it was committed); `fn` must therefore
  * be safe to repeat.
  */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     // The pool listens for errors only on idle connections: a checked-out one whose server went
@@ -22,8 +30,15 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     client.on('error', ignore);
     let broken = false;
     let committing = false;
+    const params = (client as WithParameters).connectionParameters;
+    const readTimeout = params?.query_timeout;
     try {
       await client.query('BEGIN');
+      if (options.unbounded) {
+        await client.query('SET LOCAL statement_timeout = 0');
+        await client.query('SET LOCAL idle_in_transaction_session_timeout = 0');
+        if (params) params.query_timeout = 0;
+      }
       const result = await fn(client);
       committing = true;
       await client.query('COMMIT');
@@ -45,6 +60,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
       }
       throw err;
     } finally {
+      if (params) params.query_timeout = readTimeout;
       client.removeListener('error', ignore);
       client.release(broken);
     }
