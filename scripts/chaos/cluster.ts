@@ -8,7 +8,7 @@ import pg from 'pg';
 import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
 import { mountSmallDisk, type SmallDisk } from './disk.js';
 import { startModelStub, STUB_DIMENSIONS } from './model-stub.js';
-import { PgProxy } from './pg-proxy.js';
+import { startProxyProcess, type ProxyControl } from './pg-proxy-process.js';
 import { readyOnHttp, readyOnLine, spawnNode, Supervised, type ProcessKind } from './supervisor.js';
 
 const freePort = freePortJs as () => Promise<number>;
@@ -21,7 +21,7 @@ const startRedis = startRedisJs as (o: { binary: string; dir: string; port: numb
  */
 export const GENERATION_TIMEOUT_S = 10;
 /** PostgreSQL mode: a statement, or the wait for a connection, that takes longer fails (QUARRY_DATABASE_TIMEOUT_SECONDS). */
-export const DATABASE_TIMEOUT_S = 5;
+export const DATABASE_TIMEOUT_S = 3;
 const RUN_ENV = {
   QUARRY_JOB_LOCK_SECONDS: '5', QUARRY_RECONCILE_SECONDS: '2', QUARRY_RECONCILE_GRACE_SECONDS: '5',
   QUARRY_RATE_LIMIT_CLIENT: '1000000/10', QUARRY_RATE_LIMIT_UID: '1000000/10',
@@ -79,7 +79,7 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
     const masterKey = `qc_${randomBytes(24).toString('base64url')}`;
     const apiPort = await freePort();
     const redisPort = await freePort();
-    const pgRun = o.storage === 'postgres' ? await freshDatabase(undo) : null;
+    const pgRun = o.storage === 'postgres' ? await freshDatabase(root, undo) : null;
     const storageEnv = pgRun ? { QUARRY_STORAGE: 'postgres', DATABASE_URL: pgRun.serviceUrl, QUARRY_DATABASE_POOL: '4' } : {};
     const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_')));
     Object.assign(env, RUN_ENV, storageEnv, {
@@ -152,7 +152,7 @@ export interface RunDatabase {
   database: string;
   /** What the service connects to: the proxy, as the run's own role (not a superuser, so connection limits hold). */
   serviceUrl: string;
-  proxy: PgProxy;
+  proxy: ProxyControl;
   /** A statement as the server's superuser, straight to the server (not through the proxy). */
   admin(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
 }
@@ -162,7 +162,7 @@ export interface RunDatabase {
  * own, both dropped at the end. The service reaches it through a proxy (`pg-proxy.ts`), so faults
  * never touch the server itself, which other users share.
  */
-async function freshDatabase(undo: (() => Promise<void> | void)[]): Promise<RunDatabase> {
+async function freshDatabase(root: string, undo: (() => Promise<void> | void)[]): Promise<RunDatabase> {
   const adminUrl = process.env.QUARRY_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `quarry_chaos_${randomBytes(5).toString('hex')}`;
   const admin = async (sql: string, params?: unknown[]) => {
@@ -180,7 +180,7 @@ async function freshDatabase(undo: (() => Promise<void> | void)[]): Promise<RunD
   await admin(`CREATE DATABASE ${id} OWNER ${id}`);
   undo.push(async () => void (await admin(`DROP DATABASE IF EXISTS ${id} WITH (FORCE)`)));
   const server = new URL(adminUrl);
-  const proxy = await PgProxy.start({ host: server.hostname, port: Number(server.port || 5432) });
+  const proxy = await startProxyProcess(root, { host: server.hostname, port: Number(server.port || 5432) });
   undo.push(() => proxy.close());
   const url = new URL(adminUrl);
   url.hostname = '127.0.0.1';

@@ -36,8 +36,7 @@ export const PG_SCENARIOS = {
       const downMs = Math.max(1000, ctx.outageMs / 3);
       await atMoments(ctx, ctx.kills, async () => {
         const from = Date.now();
-        const cut = proxy.connections;
-        proxy.down();
+        const cut = await proxy.down();
         ctx.say(`  PostgreSQL down (${cut} connections cut) for ${downMs} ms`);
         await sleep(downMs);
         await proxy.up();
@@ -52,10 +51,10 @@ export const PG_SCENARIOS = {
       const { proxy } = db(ctx);
       await atMoments(ctx, 1, async () => {
         const from = Date.now();
-        proxy.stall();
+        await proxy.stall();
         ctx.say(`  PostgreSQL connections stalled for ${ctx.outageMs} ms`);
         await sleep(ctx.outageMs);
-        proxy.resume();
+        await proxy.resume();
         outage(ctx, 'PostgreSQL stalled', from);
       }, 0.1, 0.5);
     },
