@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
+import { storageFailure } from '../../shared/storage/storage-errors.js';
 import { hasBody } from './json-body.js';
 
 interface HttpParserError {
@@ -29,19 +30,6 @@ function fromParser(err: HttpParserError): AppError | null {
   }
 }
 
-/** Network failures, and PostgreSQL's connection (08), resource (53) and shutdown (57P) classes. */
-const UNAVAILABLE_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|08\w{3}|53\w{3}|57P0\d)$/;
-
-/** A store or index that cannot be reached is a 503 the client may retry, not a bug (500). */
-function fromDependency(err: unknown): AppError | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  const timeout = err instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(err.message);
-  if ((typeof code === 'string' && UNAVAILABLE_CODES.test(code)) || timeout) {
-    return new AppError('dependency_unavailable', 'A storage service is unavailable; nothing was changed, retry shortly');
-  }
-  return null;
-}
-
 /** The router's refusal of a path parameter whose %-escapes are not UTF-8 (a URIError it marks 400). */
 function fromRouting(err: unknown): AppError | null {
   if (!(err instanceof URIError) || (err as { status?: unknown }).status !== 400) return null;
@@ -51,7 +39,7 @@ function fromRouting(err: unknown): AppError | null {
 
 /** The one place errors become responses: 4xx logged at info, 5xx at error; no internals leak. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromRouting(err) ?? fromDependency(err));
+  const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromRouting(err) ?? storageFailure(err));
   const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
   if (e.status >= 500) req.log?.error({ reqId: req.id, err, ...(e.internal ? { internal: e.internal } : {}) }, 'request failed');
   else req.log?.info({ reqId: req.id, error: e.kind, message: e.message, ...(e.internal ? { internal: e.internal } : {}) }, 'request rejected');

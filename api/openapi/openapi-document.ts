@@ -37,7 +37,8 @@ const keyGuessing = err('10 wrong keys from this client (its address; an IPv6 /6
 const common = { '401': err('Missing or invalid API key'), '403': err('The key lacks the permission or index'), '429': keyGuessing };
 /** Every document write: the store refusing it (docs/security.md, failing dependencies). */
 const storeWrite = {
-  '503': err('The document store cannot take writes now (its commit thread is restarting); nothing acknowledged, retry in a few seconds'),
+  '503': err('The document store cannot take writes now (SQLite: its commit thread is restarting; PostgreSQL: the database is unreachable or has no connection free); retry in a few seconds, repeating a write is safe'),
+  '504': err('PostgreSQL did not answer within QUARRY_DATABASE_TIMEOUT_SECONDS; the write may have been saved, repeating it is safe'),
   '507': err('The data folder\'s disk has less free than QUARRY_MIN_FREE_DISK_MB, or is full; nothing stored, retry once space is freed'),
 };
 

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
 import { mountSmallDisk, type SmallDisk } from './disk.js';
 import { startModelStub, STUB_DIMENSIONS } from './model-stub.js';
+import { startProxyProcess, type ProxyControl } from './pg-proxy-process.js';
 import { readyOnHttp, readyOnLine, spawnNode, Supervised, type ProcessKind } from './supervisor.js';
 
 const freePort = freePortJs as () => Promise<number>;
@@ -19,11 +20,15 @@ const startRedis = startRedisJs as (o: { binary: string; dir: string; port: numb
  * rate limits out of the way of the steady load, and generation timing out at 10 s.
  */
 export const GENERATION_TIMEOUT_S = 10;
+/** PostgreSQL mode: a statement, or the wait for a connection, that takes longer fails (QUARRY_DATABASE_TIMEOUT_SECONDS). */
+export const DATABASE_TIMEOUT_S = 3;
 const RUN_ENV = {
   QUARRY_JOB_LOCK_SECONDS: '5', QUARRY_RECONCILE_SECONDS: '2', QUARRY_RECONCILE_GRACE_SECONDS: '5',
   QUARRY_RATE_LIMIT_CLIENT: '1000000/10', QUARRY_RATE_LIMIT_UID: '1000000/10',
   QUARRY_GENERATION_TIMEOUT_SECONDS: String(GENERATION_TIMEOUT_S), QUARRY_LLM_TIMEOUT_SECONDS: '8', QUARRY_LLM_RETRIES: '1',
   QUARRY_LOG_LEVEL: 'warn', QUARRY_WORKER_CONCURRENCY: '4', QUARRY_REDIS_PREFIX: 'chaos',
+  // PostgreSQL mode: a statement or connection that takes longer fails (503/504) instead of holding its request.
+  QUARRY_DATABASE_TIMEOUT_SECONDS: String(DATABASE_TIMEOUT_S),
 };
 
 export type ModelStub = Awaited<ReturnType<typeof startModelStub>>;
@@ -38,6 +43,8 @@ export interface Cluster {
   /** Why no small file system could be mounted (the disk-full scenario says so). */
   diskUnavailable: string | null;
   stub: ModelStub;
+  /** PostgreSQL mode: the run's database, reached by the service only through a proxy the runner can break. */
+  pg: RunDatabase | null;
   processes: Supervised[];
   byKind(kind: ProcessKind): Supervised;
   /** Redis comes back empty at its next restart. */
@@ -72,7 +79,8 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
     const masterKey = `qc_${randomBytes(24).toString('base64url')}`;
     const apiPort = await freePort();
     const redisPort = await freePort();
-    const storageEnv = o.storage === 'postgres' ? await freshDatabase(undo) : {};
+    const pgRun = o.storage === 'postgres' ? await freshDatabase(root, undo) : null;
+    const storageEnv = pgRun ? { QUARRY_STORAGE: 'postgres', DATABASE_URL: pgRun.serviceUrl, QUARRY_DATABASE_POOL: '4' } : {};
     const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_')));
     Object.assign(env, RUN_ENV, storageEnv, {
       QUARRY_DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(apiPort), REDIS_URL: `redis://127.0.0.1:${redisPort}`,
@@ -128,7 +136,7 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
     if (down.length) throw new Error(`did not start: ${down.map((p) => `${p.name}\n${p.lastLines().join('\n')}`).join('\n')}`);
     o.say(`cluster up: ${processes.map((p) => `${p.name} ${p.child?.pid}`).join(', ')}; data folder ${dataDir}${disk ? ` (tmpfs of ${disk.sizeMb} MB)` : ''}`);
     return {
-      baseUrl, masterKey, dataDir, disk, diskUnavailable: 'reason' in mounted ? mounted.reason : null, stub, processes,
+      baseUrl, masterKey, dataDir, disk, diskUnavailable: 'reason' in mounted ? mounted.reason : null, stub, pg: pgRun, processes,
       byKind: (kind) => processes.find((p) => p.kind === kind)!,
       emptyRedisOnRestart: () => (emptyNext = true),
       close,
@@ -139,22 +147,46 @@ export async function startCluster(root: string, o: { storage: 'sqlite' | 'postg
   }
 }
 
-/** A fresh database on the machine's PostgreSQL (as the tests find it), dropped at the end. */
-async function freshDatabase(undo: (() => Promise<void> | void)[]): Promise<Record<string, string>> {
-  const admin = process.env.QUARRY_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const database = `quarry_chaos_${randomBytes(5).toString('hex')}`;
-  const run = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin });
+export interface RunDatabase {
+  /** The run's own database. */
+  database: string;
+  /** What the service connects to: the proxy, as the run's own role (not a superuser, so connection limits hold). */
+  serviceUrl: string;
+  proxy: ProxyControl;
+  /** A statement as the server's superuser, straight to the server (not through the proxy). */
+  admin(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+}
+
+/**
+ * A fresh database on the machine's PostgreSQL (as the tests find it), owned by a role of the run's
+ * own, both dropped at the end. The service reaches it through a proxy (`pg-proxy.ts`), so faults
+ * never touch the server itself, which other users share.
+ */
+async function freshDatabase(root: string, undo: (() => Promise<void> | void)[]): Promise<RunDatabase> {
+  const adminUrl = process.env.QUARRY_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `quarry_chaos_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string, params?: unknown[]) => {
+    const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
     try {
-      await c.query(sql);
+      return await c.query(sql, params);
     } finally {
       await c.end();
     }
   };
-  await run(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
-  undo.push(() => run(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`));
-  const url = new URL(admin);
-  url.pathname = `/${database}`;
-  return { QUARRY_STORAGE: 'postgres', DATABASE_URL: url.toString(), QUARRY_DATABASE_POOL: '4' };
+  const id = pg.escapeIdentifier(name);
+  await admin(`CREATE ROLE ${id} LOGIN`);
+  undo.push(async () => void (await admin(`DROP ROLE IF EXISTS ${id}`)));
+  await admin(`CREATE DATABASE ${id} OWNER ${id}`);
+  undo.push(async () => void (await admin(`DROP DATABASE IF EXISTS ${id} WITH (FORCE)`)));
+  const server = new URL(adminUrl);
+  const proxy = await startProxyProcess(root, { host: server.hostname, port: Number(server.port || 5432) });
+  undo.push(() => proxy.close());
+  const url = new URL(adminUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  url.username = name;
+  url.password = '';
+  url.pathname = `/${name}`;
+  return { database: name, serviceUrl: url.toString(), proxy, admin };
 }

@@ -4,11 +4,25 @@ import { z } from 'zod';
 export const SCENARIOS = [
   'kill-api', 'kill-index', 'kill-embed', 'kill-generator', 'kill-redis',
   'redis-stall', 'redis-empty', 'disk-full', 'model-slow', 'model-failing', 'model-garbage',
+  'pg-restart', 'pg-stall', 'pg-kill-backend', 'pg-exhausted',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** What `--short` plays: a kill of the API, a worker and Redis, a stall, a full disk, failing and junk-answering models. */
 export const SHORT_SCENARIOS: ScenarioName[] = ['kill-api', 'kill-embed', 'kill-redis', 'redis-stall', 'disk-full', 'model-failing', 'model-garbage'];
+
+/** Faults of the PostgreSQL server and the connections to it: played only with `--storage postgres`. */
+export const PG_ONLY: ScenarioName[] = ['pg-restart', 'pg-stall', 'pg-kill-backend', 'pg-exhausted'];
+
+/**
+ * The scenarios a run plays unless `--scenarios` names them. PostgreSQL mode adds the faults of
+ * the database (`--short`: its restart and killed backends, which cost seconds) and drops the
+ * full disk from `--short` (the data folder holds nothing durable there).
+ */
+function defaultScenarios(short: boolean, storage: 'sqlite' | 'postgres'): ScenarioName[] {
+  if (storage === 'sqlite') return short ? SHORT_SCENARIOS : SCENARIOS.filter((s) => !PG_ONLY.includes(s));
+  return short ? [...SHORT_SCENARIOS.filter((s) => s !== 'disk-full'), 'pg-restart', 'pg-kill-backend'] : [...SCENARIOS];
+}
 
 export interface ChaosOptions {
   short: boolean;
@@ -75,7 +89,7 @@ export function parseOptions(argv: string[]): ChaosOptions {
   return {
     short,
     seed: a.seed ?? Math.floor(Math.random() * 2 ** 31),
-    scenarios: a.scenarios ?? (short ? SHORT_SCENARIOS : [...SCENARIOS]),
+    scenarios: a.scenarios ?? defaultScenarios(short, a.storage),
     storage: a.storage,
     docs: a.docs ?? (short ? 1200 : 100_000),
     seconds: a.seconds ?? (short ? 8 : 60),

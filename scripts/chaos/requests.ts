@@ -2,6 +2,7 @@ import { GENERATION_TIMEOUT_S } from './cluster.js';
 
 export type RequestKind = 'batch' | 'put' | 'delete' | 'search' | 'summary' | 'chat';
 export const PUSH_KINDS: RequestKind[] = ['batch', 'put', 'delete'];
+export const ALL_KINDS: RequestKind[] = ['batch', 'put', 'delete', 'search', 'summary', 'chat'];
 
 /**
  * How long the client waits before it calls a request hung. The service has a timeout for

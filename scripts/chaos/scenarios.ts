@@ -2,12 +2,13 @@ import type { Cluster } from './cluster.js';
 import { GENERATION_TIMEOUT_S } from './cluster.js';
 import { fillDisk, freeBytes } from './disk.js';
 import type { ModelMode } from './model-stub.js';
+import { atMoments, sleep } from './moments.js';
+import { PG_SCENARIOS } from './pg-scenarios.js';
 import type { ScenarioName } from './options.js';
-import type { RequestKind } from './requests.js';
+import { ALL_KINDS, type RequestKind } from './requests.js';
 import type { ProcessKind } from './supervisor.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ALL: RequestKind[] = ['batch', 'put', 'delete', 'search', 'summary', 'chat'];
+const ALL: RequestKind[] = ALL_KINDS;
 const GENERATION: RequestKind[] = ['summary', 'chat'];
 
 /**
@@ -50,20 +51,6 @@ export interface Scenario {
 const KILL_AFFECTS: Record<ProcessKind, RequestKind[]> = {
   api: ALL, index: [], embed: [], generator: GENERATION, redis: GENERATION,
 };
-
-/** Random moments within the load (by default 10 % to 75 % of it), sorted. */
-function moments(ctx: FaultContext, n: number, from: number, to: number): number[] {
-  return Array.from({ length: n }, () => (from + (to - from) * ctx.rand()) * ctx.durationMs).sort((a, b) => a - b);
-}
-
-async function atMoments(ctx: FaultContext, n: number, fn: () => Promise<void>, from = 0.1, to = 0.75) {
-  const start = Date.now();
-  for (const at of moments(ctx, n, from, to)) {
-    const wait = start + at - Date.now();
-    if (wait > 0) await sleep(wait);
-    await fn();
-  }
-}
 
 function killScenario(kind: ProcessKind, about: string): Scenario {
   return {
@@ -162,4 +149,5 @@ export const SCENARIO_TABLE: Record<ScenarioName, Scenario> = {
   'model-slow': modelScenario('slow', 'embedding and chat endpoints answer 4 s late'),
   'model-failing': modelScenario('failing', 'embedding and chat endpoints answer 503'),
   'model-garbage': modelScenario('garbage', 'embedding and chat endpoints answer 200 with junk (HTML, wrong shapes)'),
+  ...PG_SCENARIOS,
 };

@@ -84,6 +84,7 @@ const envSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'use a postgres:// connection string').optional(),
   QUARRY_DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'use a lower-case SQL identifier').default('public'),
   QUARRY_DATABASE_POOL: int(1, 1000).default(10),
+  QUARRY_DATABASE_TIMEOUT_SECONDS: int(1, 3600).default(30),
   QDRANT_URL: z.string().url().optional(),
   QDRANT_API_KEY: z.string().optional(),
   QUARRY_QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'use letters, digits, _ or -').default('quarry_sections'),
@@ -168,6 +169,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       databaseUrl: e.DATABASE_URL ?? null,
       schema: e.QUARRY_DATABASE_SCHEMA,
       poolSize: e.QUARRY_DATABASE_POOL,
+      /** PostgreSQL: a statement, or the wait for a pooled connection, past this fails (504/503) instead of holding its request. */
+      databaseTimeoutMs: e.QUARRY_DATABASE_TIMEOUT_SECONDS * 1000,
       qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QUARRY_QDRANT_COLLECTION } : null,
       eventRetentionMs: e.QUARRY_EVENT_RETENTION_DAYS * 86_400_000,
       /** Conversations without a turn for this long are dropped, with their turns. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
 import { newJobId } from '../jobs/job-id.js';
+import { storageFailure } from '../storage/storage-errors.js';
 import { enqueueIndexJobs, type PipelineQueues } from '../jobs/pipeline-queues.js';
 import type { DocumentWrite, WriteOutcome } from '../storage/ports/document-store.js';
 
@@ -88,8 +89,9 @@ export class DocumentWriter {
       outcomes = await this.commit(writes);
     } catch (err) {
       this.log.error({ err, writes: batch.length }, 'document store commit failed');
-      // The store's own 503 says more (a restarting commit thread); anything else is the generic one.
-      const failure = err instanceof AppError ? err : new AppError('dependency_unavailable', 'The document store could not save the write; nothing was stored, retry the request');
+      // The store's own 503 says more (a restarting commit thread); a database that timed out (504)
+      // or went away (503) may have committed, and says so; anything else is the generic one.
+      const failure = err instanceof AppError ? err : (storageFailure(err) ?? new AppError('dependency_unavailable', 'The document store could not save the write; nothing was stored, retry the request'));
       for (const p of batch) p.reject(failure);
       return;
     } finally {

@@ -37,6 +37,6 @@ async function createBackend(config: Config['storage'], role: StorageRole): Prom
   }
   const vectors = config.qdrant ? (await import('./qdrant/qdrant-vector-index.js')).createQdrantVectorIndex(config.qdrant) : null;
   const { createPostgresStorage } = await import('./postgres/create-postgres-storage.js');
-  return createPostgresStorage({ url: config.databaseUrl!, schema: config.schema, poolSize: config.poolSize, vectors });
+  return createPostgresStorage({ url: config.databaseUrl!, schema: config.schema, poolSize: config.poolSize, timeoutMs: config.databaseTimeoutMs, vectors });
 }
 

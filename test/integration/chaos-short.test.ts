@@ -9,13 +9,20 @@ const ROOT = resolve(import.meta.dirname, '../..');
  * `npm run chaos -- --short` in process: the service as separate processes (API, a worker per
  * pipeline queue, the generator, its own redis-server, a stub model server) under a push and a
  * widget load while the API, the embed worker and Redis are SIGKILLed, Redis is stalled past the
- * generation timeout, the data folder's disk fills up and the model endpoints fail. The invariants,
+ * generation timeout, the data folder's disk fills up and the model endpoints fail; in PostgreSQL
+ * mode (`--storage postgres`) the database restarts and its backends are killed instead of the
+ * disk filling up. The invariants,
  * not the timings: nothing promised lost, duplicated or stale, nothing hung, no 5xx outside an
  * outage, every process back up. A fixed seed makes a failure replay with the same moments.
  */
 describe('chaos, short', () => {
-  it('keeps every promise through kills, stalls, a full disk and failing models', { timeout: 900_000 }, async () => {
-    const opts = parseOptions(['--short', '--seed', '1414', '--quiet']);
+  const modes = [
+    { storage: 'sqlite', faults: 'kills, stalls, a full disk and failing models' },
+    // PostgreSQL mode adds a restart of the database (through a proxy) and its backends killed, and has no disk to fill.
+    { storage: 'postgres', faults: 'kills, stalls, a restarted database, killed backends and failing models' },
+  ];
+  for (const { storage, faults } of modes) it(`keeps every promise through ${faults} (${storage})`, { timeout: 900_000 }, async () => {
+    const opts = parseOptions(['--short', '--seed', '1414', '--quiet', '--storage', storage]);
     const report = await runChaos(ROOT, opts, () => {});
 
     const ran = report.scenarios.filter((s) => !s.skipped);

@@ -19,6 +19,8 @@ export interface PostgresStorageOptions {
   schema?: string;
   /** Pooled connections per process; default 10. */
   poolSize?: number;
+  /** How long a statement, or the wait for a pooled connection, may take before it fails; default 30 s. */
+  timeoutMs?: number;
   /** The external vector index paired with this storage, or null (vectors kept with the sections). */
   vectors: VectorIndex | null;
 }
@@ -26,13 +28,15 @@ export interface PostgresStorageOptions {
 /** The scale-out mode: every store in one PostgreSQL database that any number of processes share. */
 export async function createPostgresStorage(options: PostgresStorageOptions): Promise<BackendStorage> {
   const schema = options.schema ?? 'public';
-  const pool = await createPgPool({ url: options.url, schema, poolSize: options.poolSize });
+  // Migrations on a connection without timeouts: one may rebuild a large table, and processes
+  // starting together wait for the first one's on a lock.
+  const migrator = await createPgPool({ url: options.url, schema, poolSize: 1, timeoutMs: 0 });
   try {
-    await migratePostgres(pool, schema);
-  } catch (err) {
-    await pool.end();
-    throw err;
+    await migratePostgres(migrator, schema);
+  } finally {
+    await migrator.end();
   }
+  const pool = await createPgPool({ url: options.url, schema, poolSize: options.poolSize, timeoutMs: options.timeoutMs });
   return {
     backend: 'postgres',
     indexes: new PgIndexRegistry(pool),

@@ -17,6 +17,7 @@ export async function pgPruneEvents(pool: pg.Pool, before: number): Promise<numb
   const hour = Math.floor(before / HOUR_MS);
   const dayEnd = (day + 1) * DAY_MS;
   const hourEnd = (hour + 1) * HOUR_MS;
+  // Retention over a large history may rightly take longer than the database timeout of requests.
   return inTransaction(pool, async (c) => {
     // Keys whose distinct-day records change: those with raw events about to go, and of those,
     // the ones that keep events on the partly pruned day (hour).
@@ -50,7 +51,7 @@ export async function pgPruneEvents(pool: pg.Pool, before: number): Promise<numb
     await pruneDistinct(c);
     await pruneLearnt(c, before);
     return removed;
-  });
+  }, { unbounded: true });
 }
 
 /** What was learnt from queries and clicks nobody repeated since `before`: its sessions and addresses too. */
