@@ -79,10 +79,12 @@ export interface NodeChild {
 function spawnNode(name: string, script: string, cwd: string, env: NodeJS.ProcessEnv): NodeChild {
   // BENCH_NODE_ARGS: extra node flags for the service's processes, e.g. '--cpu-prof --cpu-prof-dir=prof' (not allowed in NODE_OPTIONS).
   const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // As `npm start` runs them: compiled (dist/, built by startStack); tsx only for a TypeScript module BENCH_NODE_ARGS imports.
-  const loader = extra.some((a) => a.endsWith('.ts')) ? ['--import', 'tsx'] : [];
-  const compiled = join('dist', script.replace(/\.ts$/, '.js'));
-  const proc = spawn(process.execPath, [...extra, ...loader, '--enable-source-maps', compiled], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The service's processes as `npm start` runs them: compiled (dist/, built by startStack); the bench's own
+  // helpers (the bare server) and a TypeScript module BENCH_NODE_ARGS imports go through tsx.
+  const service = /^(api|workers)\//.test(script);
+  const loader = !service || extra.some((a) => a.endsWith('.ts')) ? ['--import', 'tsx'] : [];
+  const entry = service ? join('dist', script.replace(/\.ts$/, '.js')) : script;
+  const proc = spawn(process.execPath, [...extra, ...loader, '--enable-source-maps', entry], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const child: NodeChild = {
     name, proc, pid: proc.pid!, lines: [], unexpectedExit: null,
     stop: async () => {
