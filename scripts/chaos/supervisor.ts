@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -153,9 +154,13 @@ export class Supervised {
   }
 }
 
-/** A Node process of the service: `node --import tsx <script> <args>`, its output piped. */
+/**
+ * A Node process of the service as `npm start` runs it: compiled (`dist/`, built by startCluster),
+ * `node --enable-source-maps dist/<script>.js <args>`, its output piped.
+ */
 export function spawnNode(root: string, script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const entry = join('dist', script.replace(/\.ts$/, '.js'));
+  return spawn(process.execPath, ['--enable-source-maps', entry, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Ready once a line containing `text` was printed; false if the process exits first or 120 s pass. */
