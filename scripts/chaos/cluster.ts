@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-// @ts-expect-error plain-JS launcher shared with `npm start`
 import { ensureServer } from '../build-server.mjs';
+// @ts-expect-error plain-JS launcher shared with `npm start`
 import { REDIS_HELP, findRedisServer, freePort as freePortJs, startRedis as startRedisJs } from '../redis-launcher.mjs';
 import { mountSmallDisk, type SmallDisk } from './disk.js';
 import { startModelStub, STUB_DIMENSIONS } from './model-stub.js';
