@@ -513,11 +513,14 @@ function compressedBodyAttacks(catalogue: Attack[]): Attack[] {
   const routes = new Map<string, Attack>();
   for (const a of catalogue) if (a.request && /^(POST|PUT|PATCH) /.test(a.route) && !routes.has(a.route)) routes.set(a.route, a);
   return [...routes.values()].flatMap((source, i) => COMPRESSED_KINDS.map((k): Attack => {
-    // A route the catalogue already lets answer 429 (sign-in after failures) may answer it here too.
+    // A route the catalogue already lets answer 429 (sign-in after failures) may answer it here too; one
+    // whose attack is refused before its body is read (403: the queue dashboard without its token) is
+    // refused the same way, compressed or not.
     const limited = catalogue.some((a) => a.route === source.route && a.expect.includes(429));
+    const refusedUnread = source.expect.includes(403) && !source.expect.some((s) => s < 400) ? [403] : [];
     return {
       id: `compressed-${k.kind}-${source.route.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, '')}`, group: source.group, route: source.route, input: k.input,
-      expect: limited ? [...k.expect, 429] : k.expect, budgetMs: () => BUDGET.refuse,
+      expect: [...k.expect, ...(limited ? [429] : []), ...refusedUnread], budgetMs: () => BUDGET.refuse,
       async run(t) {
         const base = source.request!(t);
         const answers: Answer[] = [];
