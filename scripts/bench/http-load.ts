@@ -19,11 +19,7 @@ export function makeTarget(baseUrl: string, headers: Record<string, string> = {}
     host: u.hostname,
     port: Number(u.port),
     headers: { 'content-type': 'application/json', ...headers },
-    // FIFO: each request takes the connection idle longest. Node's default (LIFO) takes the one freed last,
-    // so with more pooled connections than requests in flight (the push load opened 32+, a run uses 16)
-    // the load piles onto whichever API process answers fastest and the other idles: content search at
-    // c=16 measured one process's throughput (API 97-105% of a core, connections 30 / 20 per process).
-    agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'fifo' }),
+    agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets }),
   };
 }
 
