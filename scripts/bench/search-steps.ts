@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { DbProbe } from './db-probe.js';
@@ -176,9 +177,14 @@ export const roundDist = (d: Distribution): Distribution =>
 export async function serviceRun(
   t: Target, stack: Stack, index: string, queries: Query[], kind: Kind, concurrency: number, durationMs: number, offset: number,
 ): Promise<RunFigures> {
+  // Connections of its own, as many as its clients, as the search interface's runs have: the load's pool
+  // holds more than 16 and Node's agent reuses the one freed last, so the run piled onto whichever API
+  // process answered fastest (content search at c=16: API 97-105% of a core, connections 30 / 20 per process).
+  const own: Target = { ...t, agent: new http.Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency }) };
   const meter = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid, redis: stack.redisPid });
-  const r = await closedLoop({ target: t, concurrency, durationMs, next: querySequence(index, queries, kind, offset), okStatus: [200] });
+  const r = await closedLoop({ target: own, concurrency, durationMs, next: querySequence(index, queries, kind, offset), okStatus: [200] });
   const cpu = meter();
+  own.agent.destroy();
   stack.assertAlive();
   return {
     kind, concurrency, requests: r.requests, errors: r.errors, errorSamples: r.errorSamples, qps: round(r.rps),
