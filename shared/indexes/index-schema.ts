@@ -58,6 +58,11 @@ export interface IndexRecord {
   updatedAt: number;
 }
 
+/** The fields searched as text (types text and html), in declaration order. */
+export function textFieldNames(fields: Record<string, FieldSpec>): string[] {
+  return Object.entries(fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([name]) => name);
+}
+
 /** True when the index can take /v2 document pushes: it has the page fields with their types. */
 export function acceptsPush(index: IndexRecord): boolean {
   return Object.entries(PUSH_FIELDS).every(([name, spec]) => own(index.fields, name)?.type === spec.type);

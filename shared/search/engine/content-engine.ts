@@ -23,6 +23,9 @@ const FOLLOW_EVERY_MS = 200;
 const FOLLOW_BUSY_SHARE = 0.5;
 const FOLLOW_DEFER_MAX_MS = 10_000;
 
+/** Searches a warm-up (onGrown) runs over an index that has grown. */
+export const WARM_QUERIES = 8;
+
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
 export const SEARCH_TIMEOUT_MS = 5000;
 

@@ -1,5 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
-import type { ContentEngine } from '../engine/content-engine.js';
+import { textFieldNames } from '../../indexes/index-schema.js';
+import { WARM_QUERIES, type ContentEngine } from '../engine/content-engine.js';
 import type { IndexState } from '../engine/index-state.js';
 import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
 import { compileFilter, FilterFieldError, type Predicate } from '../filter/compile-filter.js';
@@ -10,9 +11,6 @@ import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../query/qf
 import { scoreDisMaxDense, type Bm25Params } from '../rank/dismax.js';
 import { topUnits } from '../rank/top-units.js';
 import { own } from '../../records/own.js';
-
-/** Searches a warm-up runs over an index that has grown. */
-const WARM_QUERIES = 8;
 
 /** One content search (POST /v1/content/search, API.md section C), as its route validated it. */
 export interface ContentSearchRequest {
@@ -53,7 +51,7 @@ export class ContentSearch {
 
   /** Searches a few queries of the index's own words over it (ContentEngine.onGrown), every text field at boost 1. */
   async warm(state: IndexState): Promise<void> {
-    const boosting = Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([f]) => `${f}^1`).join(' ');
+    const boosting = textFieldNames(state.index.fields).map((f) => `${f}^1`).join(' ');
     if (!boosting) return;
     for (const query of state.sampleQueries(WARM_QUERIES)) {
       await this.rank(state, { index_uid: state.index.uid, query, boosting, filter: '', fields: [], limit: 10, tie: 0 }, this.engine.budget());
@@ -135,8 +133,7 @@ export class ContentSearch {
     for (const { field } of fields) {
       const type = own(state.index.fields, field)?.type;
       if (type !== 'text' && type !== 'html') {
-        const text = Object.entries(state.index.fields).filter(([, s]) => s.type === 'text' || s.type === 'html').map(([n]) => n);
-        throw new AppError('invalid_request', `Invalid request: boosting: '${field}' is not a text or html field of index '${state.index.uid}'; boost one of: ${text.join(', ')}`, { position: boosting.indexOf(field) });
+        throw new AppError('invalid_request', `Invalid request: boosting: '${field}' is not a text or html field of index '${state.index.uid}'; boost one of: ${textFieldNames(state.index.fields).join(', ')}`, { position: boosting.indexOf(field) });
       }
     }
     return fields;

@@ -1,8 +1,9 @@
 import { AppError } from '../../errors/app-error.js';
+import { textFieldNames } from '../../indexes/index-schema.js';
 import type { Embedder } from '../../llm/ports/embedder.js';
 import type { FusionMethod } from '../../storage/ports/configuration-store.js';
 import type { EventStore } from '../../storage/ports/event-store.js';
-import type { ContentEngine } from '../engine/content-engine.js';
+import { WARM_QUERIES, type ContentEngine } from '../engine/content-engine.js';
 import { HEADING_FIELD, type IndexState } from '../engine/index-state.js';
 import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
 import { applyClickBoosts, clickVisitors } from '../hybrid/click-boost.js';
@@ -38,8 +39,6 @@ const CANDIDATES = 50;
 const EMBED_TIMEOUT_MS = 1500;
 /** Weight of a section's own heading in the keyword leg (page title and body text weigh 1). */
 const HEADING_BOOST = 1;
-/** Searches a warm-up runs over an index that has grown. */
-const WARM_QUERIES = 8;
 /** The page title is copied onto each of its sections (IndexState): a page has it once. */
 const PER_PAGE = new Set(['title']);
 /** Between an index uid and a document uid in a click target. */
@@ -165,7 +164,7 @@ export class HybridSearch {
   /** Every text field of the index at boost 1, plus each section's own heading. */
   private keywordFields(state: IndexState) {
     return [
-      ...Object.entries(state.index.fields).filter(([, spec]) => spec.type === 'text' || spec.type === 'html').map(([field]) => ({ field, boost: 1 })),
+      ...textFieldNames(state.index.fields).map((field) => ({ field, boost: 1 })),
       { field: HEADING_FIELD, boost: HEADING_BOOST },
     ];
   }

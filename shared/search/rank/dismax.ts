@@ -1,5 +1,5 @@
 import type { FieldBoost } from '../query/qf-parser.js';
-import { BLOCK_SHIFT, type InvertedIndex } from './inverted-index.js';
+import { BLOCK_SHIFT, type InvertedIndex, type PostingList } from './inverted-index.js';
 import { seek } from './seek.js';
 import { topUnits } from './top-units.js';
 
@@ -118,12 +118,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           const bound = (weight * bf) / (bf + k1 * (1 - b + (b * list.blockMinLength[blk]) / avgdl));
           const top = bound > otherMax ? bound : otherMax;
           if (top + tie * (bound + otherSum - top) >= floor) {
-            for (let i = start; i < end; i++) {
-              const u = postings[i];
-              if (!index.isAlive(u) || (o.allow && !o.allow(u))) continue;
-              const f = freqs[i];
-              accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
-            }
+            walk(sc, index, list, lengths, o.allow, start, end, weight, k1, b, avgdl);
             while (pc < possible.length && possible[pc] <= last) pc++;
             continue;
           }
@@ -138,12 +133,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
         }
         continue;
       }
-      for (let i = 0; i < length; i++) {
-        const u = postings[i];
-        if (!index.isAlive(u) || (o.allow && !o.allow(u))) continue;
-        const f = freqs[i];
-        accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
-      }
+      walk(sc, index, list, lengths, o.allow, 0, length, weight, k1, b, avgdl);
     }
     for (let t = 0; t < sc.touchedCount; t++) {
       const u = touched[t];
@@ -165,6 +155,20 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   }
   sc.matchedCount = matchedCount;
   return { units: units.subarray(0, matchedCount), scores };
+}
+
+/** Scores postings start .. end of one field's list of a term (the live, allowed units). */
+function walk(
+  sc: Scratch, index: InvertedIndex, list: PostingList, lengths: Int32Array, allow: ((unit: number) => boolean) | undefined,
+  start: number, end: number, weight: number, k1: number, b: number, avgdl: number,
+): void {
+  const { units: postings, freqs } = list;
+  for (let i = start; i < end; i++) {
+    const u = postings[i];
+    if (!index.isAlive(u) || (allow && !allow(u))) continue;
+    const f = freqs[i];
+    accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+  }
 }
 
 /** A term's score `s` in one field for unit `u`: the best field so far is kept apart from the rest (DisMax's tie). */
