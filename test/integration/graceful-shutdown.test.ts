@@ -43,7 +43,8 @@ describe('SIGTERM on a worker', () => {
       const done = await waitFor(async () => (await svc.storage.documents.progress(index.id)).indexed === 200, 60_000, 100);
       expect(done).toBe(true);
     } finally {
-      await stopProcess(again, 'SIGKILL');
+      // Drained, not killed: a killed worker's job would stay active (stalled) for the next test to find.
+      await stopProcess(again, 'SIGTERM');
     }
   });
 
