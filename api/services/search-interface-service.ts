@@ -113,7 +113,7 @@ export class SearchInterfaceService {
 
     const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(configuration.uid)).slice(0, configuration.resultCount);
     const paragraphs = await this.rank(configuration, states, req, normalized, configuration.resultCount - answers.length);
-    const metadata = await this.metadataOf(paragraphs);
+    const [metadata, sections] = await Promise.all([this.metadataOf(paragraphs), this.hybrid.sections(paragraphs)]);
 
     let position = 0;
     const sign = (i: string, d: string, s: number) =>
@@ -129,18 +129,21 @@ export class SearchInterfaceService {
           ...(a.configuration ? { configuration: a.configuration } : {}),
         };
       }),
-      ...paragraphs.map(({ index, unit }) => {
-        const { uid, section } = index.units[unit];
+      ...paragraphs.flatMap(({ index, unit }, i) => {
+        const section = sections[i];
+        // Deleted from the store since it was ranked: gone for this search too.
+        if (!section) return [];
+        const uid = index.uidOf(unit);
         const url = this.urlOf(index, uid, section.anchor);
         const fragments = metadata.get(index)?.get(uid);
-        return {
+        return [{
           type: 'paragraph' as const,
           title: section.title,
           ...(url ? { url } : {}),
           content: paragraphHtml(section.text),
           feedback_data: sign(index.index.uid, uid, section.id),
           ...(fragments ? { metadata: fragments } : {}),
-        };
+        }];
       }),
     ];
     if (!req.preview) {
@@ -158,8 +161,10 @@ export class SearchInterfaceService {
    */
   async passages(configuration: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
     const hits = await this.rank(configuration, await this.hybrid.states(configuration.indexes), { retrieval, query }, normalizeQuery(query), count);
-    return hits.map(({ index, unit }, i) => {
-      const { uid, section } = index.units[unit];
+    const sections = await this.hybrid.sections(hits);
+    const found = hits.flatMap((hit, i) => (sections[i] ? [{ ...hit, section: sections[i] }] : []));
+    return found.map(({ index, unit, section }, i) => {
+      const uid = index.uidOf(unit);
       const url = this.urlOf(index, uid, section.anchor);
       return { index: i + 1, title: section.title, ...(url ? { url } : {}), text: section.text, section: { indexUid: index.index.uid, docUid: uid, sectionId: section.id } };
     });
@@ -172,8 +177,8 @@ export class SearchInterfaceService {
   private async metadataOf(hits: HybridHit[]): Promise<Map<IndexState, Map<string, DocumentMetadata>>> {
     const uids = new Map<IndexState, string[]>();
     for (const { index, unit } of hits) {
-      const uid = index.units[unit].uid;
-      if (!index.docsWithMetadata.has(uid)) continue;
+      const uid = index.uidOf(unit);
+      if (!index.hasMetadata(uid)) continue;
       const list = uids.get(index);
       if (list) list.push(uid);
       else uids.set(index, [uid]);
@@ -189,8 +194,7 @@ export class SearchInterfaceService {
   }
 
   private urlOf(state: IndexState, uid: string, anchor: string | null): string | undefined {
-    const fields = state.docFields.get(uid);
-    const base = httpUrl(fields?.source_url ?? fields?.url);
+    const base = httpUrl(state.fieldValue(uid, 'source_url') ?? state.fieldValue(uid, 'url'));
     if (base === undefined) return undefined;
     return anchor ? `${base.replace(/#.*$/, '')}#${encodeURIComponent(anchor)}` : base;
   }

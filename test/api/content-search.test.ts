@@ -31,7 +31,7 @@ describe('warming', () => {
     const loaded: string[] = [];
     await engine.warmAll((uid) => loaded.push(uid));
     expect(loaded).toContain('shop');
-    expect((await engine.state('shop'))?.docUnits.size).toBe(docs.length);
+    expect((await engine.state('shop'))?.documentCount).toBe(docs.length);
   });
 });
 

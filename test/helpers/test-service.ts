@@ -132,7 +132,9 @@ export async function startTestService(options: {
       const engine = new ContentEngine(storage, model);
       const state = await engine.state(indexUid);
       if (!state) return [];
-      return (await engine.vectorTop(state, vector, limit)).map((h) => ({ uid: state.units[h.unit].uid, title: state.units[h.unit].section.title }));
+      const hits = await engine.vectorTop(state, vector, limit);
+      const sections = await engine.sections(state, hits.map((h) => h.unit));
+      return hits.map((h, i) => ({ uid: state.uidOf(h.unit), title: sections[i]?.title ?? '' }));
     },
     async close() {
       await workers?.close();

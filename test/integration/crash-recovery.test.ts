@@ -36,8 +36,9 @@ async function checkExactlyOnce(svc: TestService, expectedUids: string[]) {
     expect(doubled).toEqual([]);
     // Each one searchable once, in the keyword index that search reads.
     const state = (await new ContentEngine(svc.storage).state('crash'))!;
-    expect([...state.docUnits.keys()].sort()).toEqual(expectedUids);
-    expect([...state.docUnits.values()].filter((units) => units.length !== 1)).toEqual([]);
+    const held = [...state.documents()].map((d) => d.uid);
+    expect(held.sort()).toEqual(expectedUids);
+    expect(held.filter((uid) => state.unitsOf(uid).length !== 1)).toEqual([]);
   } finally {
     db.close();
     search.close();

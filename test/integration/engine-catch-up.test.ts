@@ -42,7 +42,7 @@ describe('the content engine on the event loop', () => {
     setImmediate(probe);
     const state = await engine.state('bulk');
     loaded = true;
-    expect(state?.docUnits.size).toBe(DOCS);
+    expect(state?.documentCount).toBe(DOCS);
     // One turn at most passes before a load that never yields finishes; each 100 documents give one.
     expect(turnsBeforeLoaded).toBeGreaterThanOrEqual(DOCS / 100 - 1);
   }, 60_000);
@@ -58,7 +58,7 @@ describe('the content engine on the event loop', () => {
     expect(state.seq).toBeLessThan(lastChange);
     expect(state.seq).toBeGreaterThanOrEqual(loadedSeq);
     expect(await waitFor(async () => state.seq === lastChange, 60_000)).toBe(true);
-    expect(state.docUnits.size).toBe(DOCS);
+    expect(state.documentCount).toBe(DOCS);
   }, 180_000);
 
   it('keeps indexes loaded and current in the background, so a search finds its index caught up', async () => {
@@ -84,7 +84,7 @@ describe('the content engine on the event loop', () => {
     const engine = new ContentEngine(svc.storage, null);
     const warmed: { units: number; queries: string[] }[] = [];
     engine.onGrown(async (state) => {
-      warmed.push({ units: state.units.length, queries: state.sampleQueries(4) });
+      warmed.push({ units: state.unitCount, queries: await engine.sampleQueries(state, 4) });
     });
     const firstPass = new Promise<void>((resolve) => engine.startFollowing((err) => { throw err; }, 20, () => resolve()));
     try {

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Storage } from '../../storage/ports/storage.js';
+import type { DocumentFields } from '../../storage/ports/document-store.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
 import type { FollowedVectorIndex, VectorIndex } from '../../storage/ports/vector-index.js';
 import { IndexState } from './index-state.js';
@@ -134,6 +135,36 @@ export class ContentEngine {
   }
 
   /**
+   * The sections of these units as the store has them (texts are not held in memory), in the same
+   * order; null for a unit whose document is gone from the store since. A document the store has at
+   * a newer version than the one loaded answers with its newer section at the same position.
+   */
+  async sections(state: IndexState, units: readonly number[]): Promise<(SectionView | null)[]> {
+    if (units.length === 0) return [];
+    const refs = units.map((u) => state.unitRef(u));
+    const rows = await this.storage.sections.sections(state.index.id, [...new Set(refs.map((r) => r.uid))], { vectors: false });
+    const byKey = new Map(rows.map((s) => [`${s.ord}\u0000${s.uid}`, s]));
+    return refs.map((r) => byKey.get(`${r.ord}\u0000${r.uid}`) ?? null);
+  }
+
+  /** The stored fields of these documents, read from the store (only filters' share is held in memory). */
+  documentFields(state: IndexState, uids: string[]): Promise<Map<string, DocumentFields>> {
+    return this.storage.documents.fields(state.index.id, uids);
+  }
+
+  /**
+   * Up to `n` short queries made of the index's own words (the opening words of sections spread over
+   * the index): what a warm-up searches for, so it walks real posting lists and finds real vectors.
+   */
+  async sampleQueries(state: IndexState, n: number): Promise<string[]> {
+    const sections = await this.sections(state, state.sampleUnits(n));
+    return sections.flatMap((s) => {
+      const words = s?.text.split(/\s+/).filter(Boolean).slice(0, 2).join(' ');
+      return words ? [words] : [];
+    });
+  }
+
+  /**
    * Loads every index into memory, catches each up with its change feed and trains its in-memory
    * vector index when due, one index per turn of the event loop; forgets indexes deleted since. The
    * background follower runs it over and over, so what visitors search was loaded and caught up
@@ -150,7 +181,7 @@ export class ContentEngine {
         const settled = this.passedAt.get(state) === state.seq;
         this.passedAt.set(state, state.seq);
         await this.memory?.train(index.uid, nextTurn, settled);
-        const units = state.units.length;
+        const units = state.unitCount;
         if (units > 0 && units >= 2 * (this.warmedAt.get(state) ?? 0)) {
           this.warmedAt.set(state, units);
           for (const warm of this.warmers) await warm(state);
@@ -286,7 +317,7 @@ export class ContentEngine {
 
   private async feedMemory(state: IndexState, uid: string, sections: SectionView[]): Promise<void> {
     const memory = this.memory!;
-    const live = state.docUnits.has(uid) ? sections : [];
+    const live = state.hasDocument(uid) ? sections : [];
     const points = live
       .filter((s) => s.vector && s.vectorModel === this.vectorModel)
       .map((s) => ({ uid, version: s.version, ord: s.ord, vector: s.vector! }));

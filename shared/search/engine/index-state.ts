@@ -5,36 +5,63 @@ import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
 import { PageFrequencies } from '../rank/page-frequencies.js';
 import { own } from '../../records/own.js';
+import { grown } from '../grown.js';
+import { UnitTokens } from './unit-tokens.js';
 
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
 
-export interface Unit {
+/** Where a unit's section is in the store: its document, the version it belongs to, its position. */
+export interface UnitRef {
   uid: string;
-  section: SectionView;
-  terms: UnitTerms;
+  version: number;
+  ord: number;
 }
 
+/** Text fields past this many per index stay resident (one bit per field in a 32-bit mask). */
+const MASK_BITS = 31;
+
+const present = (v: unknown) => (Array.isArray(v) ? v : [v]).some((x) => x !== '' && x !== null && x !== undefined);
+
 /**
- * One index, in memory: the inverted index over its sections (units), and per document its units,
- * its stored fields (filters and projections read them) and, lazily, the analysed terms of its text
- * fields (text filters read those).
+ * One index, in memory, laid out for size: the inverted index over its sections (units); per unit its
+ * document, version and position in typed arrays and its analysed tokens in a packed buffer
+ * (UnitTokens); per document its units (consecutive ids) and the stored fields filters read, without
+ * the text fields, whose tokens are held instead. Section texts and stored fields of results are read
+ * from the store for the few results returned (ContentEngine.sections, DocumentStore.fields). Units of
+ * replaced or removed documents stay as dead ids until the index is loaded again.
  */
 export class IndexState {
   readonly inverted = new InvertedIndex();
   /** Page-level document frequencies (the search interface's page scores). */
   readonly pages = new PageFrequencies();
-  readonly units: Unit[] = [];
-  readonly docUnits = new Map<string, number[]>();
-  readonly docFields = new Map<string, DocumentFields>();
-  /** Documents written with metadata (page fragments); the fragments themselves stay in the document store. */
-  readonly docsWithMetadata = new Set<string>();
-  private readonly docTerms = new Map<string, Map<string, string[]>>();
   readonly analyzer: Analyzer;
   /** The change-feed entry this copy has applied up to. */
   seq = 0;
   /** Set when the feed was pruned past `seq`: this copy must be loaded again. */
   behindFeed = false;
+
+  private readonly tokens = new UnitTokens();
+  private unitDoc = new Int32Array(1024);
+  private unitOrd = new Int32Array(1024);
+  private unitVersion = new Float64Array(1024);
+  /** Per unit, the id of its section's field (`sectionFields`). */
+  private unitField = new Int32Array(1024);
+  private readonly sectionFieldIds = new Map<string, number>();
+
+  /** Live documents by uid, in the order they were (last) set: uid -> document number. */
+  private readonly docNumbers = new Map<string, number>();
+  private docUids: string[] = [];
+  private docFirstUnit = new Int32Array(1024);
+  private docUnitCount = new Int32Array(1024);
+  private docHasMetadata = new Uint8Array(1024);
+  /** Per document, a bit per text field (`textFields`) whose value is held as tokens only, and whether it was present. */
+  private docTokenOnly = new Int32Array(1024);
+  private docTextPresent = new Int32Array(1024);
+  /** Per document, the stored fields other than those held as tokens (undefined when none). */
+  private docResident: (DocumentFields | undefined)[] = [];
+  private readonly textFields: string[];
+
   /**
    * Per filter string, each unit's verdict (0 not yet known, 1 passes, -1 fails), filled lazily by
    * queries, like Solr's filterCache: apps send the same few filters again and again. Any change to
@@ -44,6 +71,20 @@ export class IndexState {
 
   constructor(readonly index: IndexRecord) {
     this.analyzer = createAnalyzer(index.languageCode);
+    this.textFields = Object.entries(index.fields)
+      .filter(([, spec]) => spec.type === 'text' || spec.type === 'html')
+      .map(([name]) => name)
+      .slice(0, MASK_BITS);
+  }
+
+  /** Unit ids handed out so far, dead ones included (arrays indexed by unit have this length). */
+  get unitCount(): number {
+    return this.inverted.unitCount;
+  }
+
+  /** Documents held. */
+  get documentCount(): number {
+    return this.docNumbers.size;
   }
 
   /**
@@ -52,18 +93,27 @@ export class IndexState {
    */
   setDocument(uid: string, sections: SectionView[], fields: DocumentFields | null, hasMetadata = false): void {
     this.filterCache.clear();
-    const previous = this.docUnits.get(uid);
-    if (previous) {
-      for (const u of previous) this.inverted.remove(u, this.units[u].terms);
-      this.pages.remove(previous.map((u) => this.units[u].terms));
+    const previous = this.docNumbers.get(uid);
+    if (previous !== undefined) {
+      const removed: UnitTerms[] = [];
+      for (const u of this.unitRange(previous)) {
+        const terms = this.tokens.get(u);
+        this.inverted.remove(u, terms);
+        removed.push(terms);
+      }
+      this.pages.remove(removed);
+      this.docNumbers.delete(uid);
+      this.docUids[previous] = '';
+      this.docResident[previous] = undefined;
     }
-    this.docUnits.delete(uid);
-    this.docFields.delete(uid);
-    this.docTerms.delete(uid);
-    this.docsWithMetadata.delete(uid);
     if (!fields || sections.length === 0) return;
+
+    const doc = this.docUids.length;
+    this.docUids.push(uid);
+    this.docNumbers.set(uid, doc);
     const title = typeof fields.title === 'string' && this.index.fields.title ? this.analyzer.analyze(fields.title) : null;
-    const ids: number[] = [];
+    const added: UnitTerms[] = [];
+    const sectioned = new Set<string>();
     for (const section of sections) {
       const entries: [string, string[]][] = [];
       if (section.field) entries.push([section.field, this.analyzer.analyze(section.text)]);
@@ -75,40 +125,136 @@ export class IndexState {
       // Field names are users' (`__proto__` too): fromEntries keeps each as an own key, where assigning would not.
       const terms: UnitTerms = Object.fromEntries(entries);
       const unit = this.inverted.add(terms);
-      // Vectors live in the vector index; keeping them here too would double the memory.
-      this.units[unit] = { uid, section: { ...section, vector: null }, terms };
-      ids.push(unit);
+      this.tokens.set(unit, terms);
+      this.unitDoc = grown(this.unitDoc, unit + 1);
+      this.unitOrd = grown(this.unitOrd, unit + 1);
+      this.unitVersion = grown(this.unitVersion, unit + 1);
+      this.unitField = grown(this.unitField, unit + 1);
+      this.unitDoc[unit] = doc;
+      this.unitOrd[unit] = section.ord;
+      this.unitVersion[unit] = section.version;
+      this.unitField[unit] = this.sectionFieldId(section.field);
+      if (section.field) sectioned.add(section.field);
+      if (added.length === 0) {
+        this.docFirstUnit = grown(this.docFirstUnit, doc + 1);
+        this.docFirstUnit[doc] = unit;
+      }
+      added.push(terms);
     }
-    this.docUnits.set(uid, ids);
-    this.pages.add(ids.map((u) => this.units[u].terms));
-    this.docFields.set(uid, fields);
-    if (hasMetadata) this.docsWithMetadata.add(uid);
+    this.pages.add(added);
+    this.docUnitCount = grown(this.docUnitCount, doc + 1);
+    this.docUnitCount[doc] = added.length;
+    this.docHasMetadata = grown(this.docHasMetadata, doc + 1);
+    this.docHasMetadata[doc] = hasMetadata ? 1 : 0;
+    this.keepFields(doc, fields, title !== null, sectioned);
+  }
+
+  /**
+   * Keeps what filters need of the stored fields: every value but those of text fields whose tokens
+   * the units hold (a sectioned field; the title, analysed onto every unit), of which only whether they
+   * were present stays (`exists` filters ask).
+   */
+  private keepFields(doc: number, fields: DocumentFields, titleHeld: boolean, sectioned: ReadonlySet<string>): void {
+    let tokenOnly = 0;
+    let presentMask = 0;
+    let resident: DocumentFields | undefined;
+    for (const [name, value] of Object.entries(fields)) {
+      const bit = this.textFields.indexOf(name);
+      if (bit >= 0 && (name === 'title' ? titleHeld : sectioned.has(name))) {
+        tokenOnly |= 1 << bit;
+        if (present(value)) presentMask |= 1 << bit;
+      } else {
+        (resident ??= {})[name] = value;
+      }
+    }
+    this.docTokenOnly = grown(this.docTokenOnly, doc + 1);
+    this.docTextPresent = grown(this.docTextPresent, doc + 1);
+    this.docTokenOnly[doc] = tokenOnly;
+    this.docTextPresent[doc] = presentMask;
+    // Own keys only: a field named `__proto__` stays a field.
+    this.docResident[doc] = resident && Object.fromEntries(Object.entries(resident));
+  }
+
+  private sectionFieldId(field: string): number {
+    let id = this.sectionFieldIds.get(field);
+    if (id === undefined) this.sectionFieldIds.set(field, (id = this.sectionFieldIds.size));
+    return id;
+  }
+
+  private unitRange(doc: number): number[] {
+    const first = this.docFirstUnit[doc];
+    return Array.from({ length: this.docUnitCount[doc] }, (_, i) => first + i);
+  }
+
+  hasDocument(uid: string): boolean {
+    return this.docNumbers.has(uid);
+  }
+
+  /** The document of a unit. */
+  uidOf(unit: number): string {
+    return this.docUids[this.unitDoc[unit]];
+  }
+
+  /** Where a unit's section is in the store. */
+  unitRef(unit: number): UnitRef {
+    return { uid: this.uidOf(unit), version: this.unitVersion[unit], ord: this.unitOrd[unit] };
+  }
+
+  /** A document's units, in position order ([] when it is not held). */
+  unitsOf(uid: string): number[] {
+    const doc = this.docNumbers.get(uid);
+    return doc === undefined ? [] : this.unitRange(doc);
+  }
+
+  /** Every document held with its first unit, in the order they were set. */
+  *documents(): Iterable<{ uid: string; firstUnit: number }> {
+    for (const [uid, doc] of this.docNumbers) yield { uid, firstUnit: this.docFirstUnit[doc] };
+  }
+
+  /** Whether the document was written with metadata (page fragments; they stay in the document store). */
+  hasMetadata(uid: string): boolean {
+    const doc = this.docNumbers.get(uid);
+    return doc !== undefined && this.docHasMetadata[doc] === 1;
+  }
+
+  /**
+   * A stored field's value as filters see it. A text field held as tokens answers `true` when it was
+   * present (exists filters ask; text leaves read `termsOf`); results read values from the store.
+   */
+  fieldValue(uid: string, field: string): unknown {
+    const doc = this.docNumbers.get(uid);
+    if (doc === undefined) return undefined;
+    const bit = this.textFields.indexOf(field);
+    if (bit >= 0 && this.docTokenOnly[doc] & (1 << bit)) return this.docTextPresent[doc] & (1 << bit) ? true : undefined;
+    return own(this.docResident[doc], field);
   }
 
   /** The unit of a document's section at `ord`, if that version is the one held here. */
   unitAt(uid: string, version: number, ord: number): number | null {
-    const ids = this.docUnits.get(uid) ?? [];
+    const doc = this.docNumbers.get(uid);
+    if (doc === undefined) return null;
+    const first = this.docFirstUnit[doc];
+    const count = this.docUnitCount[doc];
     // Sections arrive in position order and positions count from 0, so the position is nearly always the slot.
-    const direct = ids[ord];
-    if (direct !== undefined && this.units[direct].section.ord === ord) return this.units[direct].section.version === version ? direct : null;
-    for (const u of ids) {
-      const s = this.units[u].section;
-      if (s.ord === ord) return s.version === version ? u : null;
+    const direct = first + ord;
+    if (ord < count && this.unitOrd[direct] === ord) return this.unitVersion[direct] === version ? direct : null;
+    for (let u = first; u < first + count; u++) {
+      if (this.unitOrd[u] === ord) return this.unitVersion[u] === version ? u : null;
     }
     return null;
   }
 
-  /**
-   * Up to `n` short queries made of the index's own words (the opening words of sections spread over
-   * the index): what a warm-up searches for, so it walks real posting lists and finds real vectors.
-   */
-  sampleQueries(n: number): string[] {
-    const out: string[] = [];
-    const count = this.units.length;
+  /** Up to `n` live units spread over the index (what a warm-up reads the opening words of). */
+  sampleUnits(n: number): number[] {
+    const out: number[] = [];
+    const count = this.unitCount;
     for (let i = 0; i < n && count > 0; i++) {
-      const unit = this.units[Math.floor(((i + 0.5) * count) / n)];
-      const words = unit?.section.text.split(/\s+/).filter(Boolean).slice(0, 2).join(' ');
-      if (words) out.push(words);
+      for (let u = Math.floor(((i + 0.5) * count) / n); u < count; u++) {
+        if (this.inverted.isAlive(u)) {
+          out.push(u);
+          break;
+        }
+      }
     }
     return out;
   }
@@ -124,20 +270,18 @@ export class IndexState {
     return v;
   }
 
+  /** A document's analysed terms of a field: its sections' (markup already gone), else the field's value analysed. */
   termsOf(uid: string, field: string): string[] {
-    let perDoc = this.docTerms.get(uid);
-    if (!perDoc) this.docTerms.set(uid, (perDoc = new Map()));
-    let terms = perDoc.get(field);
-    if (!terms) {
-      // A sectioned field's terms are its sections' (markup already gone); others are analysed here.
-      const units = (this.docUnits.get(uid) ?? []).map((u) => this.units[u]).filter((u) => u.section.field === field);
-      if (units.length) terms = units.flatMap((u) => own(u.terms, field) ?? []);
-      else {
-        const v = own(this.docFields.get(uid), field);
-        terms = (Array.isArray(v) ? v : [v]).filter((t): t is string => typeof t === 'string').flatMap((t) => this.analyzer.analyze(t));
-      }
-      perDoc.set(field, terms);
-    }
-    return terms;
+    const doc = this.docNumbers.get(uid);
+    if (doc === undefined) return [];
+    const units = this.unitRange(doc);
+    const fieldId = this.sectionFieldIds.get(field);
+    const own = fieldId === undefined ? [] : units.filter((u) => this.unitField[u] === fieldId);
+    if (own.length) return own.flatMap((u) => this.tokens.field(u, field));
+    const bit = this.textFields.indexOf(field);
+    // The title, analysed onto every unit whose section is not itself a title.
+    if (bit >= 0 && this.docTokenOnly[doc] & (1 << bit)) return this.tokens.field(units[0], field);
+    const v = this.fieldValue(uid, field);
+    return (Array.isArray(v) ? v : [v]).filter((t): t is string => typeof t === 'string').flatMap((t) => this.analyzer.analyze(t));
   }
 }

@@ -11,6 +11,7 @@ import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../query/qf
 import { scoreDisMaxDense, type Bm25Params } from '../rank/dismax.js';
 import { topUnits } from '../rank/top-units.js';
 import { own } from '../../records/own.js';
+import type { DocumentFields } from '../../storage/ports/document-store.js';
 
 /** One content search (POST /v1/content/search, API.md section C), as its route validated it. */
 export interface ContentSearchRequest {
@@ -53,7 +54,7 @@ export class ContentSearch {
   async warm(state: IndexState): Promise<void> {
     const boosting = textFieldNames(state.index.fields).map((f) => `${f}^1`).join(' ');
     if (!boosting) return;
-    for (const query of state.sampleQueries(WARM_QUERIES)) {
+    for (const query of await this.engine.sampleQueries(state, WARM_QUERIES)) {
       await this.rank(state, { index_uid: state.index.uid, query, boosting, filter: '', fields: [], limit: 10, tie: 0 }, this.engine.budget());
     }
   }
@@ -65,7 +66,7 @@ export class ContentSearch {
       if (!own(state.index.fields, f)) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
     }
     const { terms, phrases } = this.parseQuery(state, req.query);
-    const filterOk = (uid: string) => !filter || filter({ value: (f) => own(state.docFields.get(uid), f), terms: (f) => state.termsOf(uid, f) });
+    const filterOk = (uid: string) => !filter || filter({ value: (f) => state.fieldValue(uid, f), terms: (f) => state.termsOf(uid, f) });
     const phraseOk = (uid: string) => phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
     // Filters with NOW change meaning over time: only the others are cached across queries.
     // Without a filter or phrase every unit is allowed: no verdicts at all (an array the size of the index per query otherwise).
@@ -73,9 +74,9 @@ export class ContentSearch {
     const verdicts = restricted ? state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null) : new Int8Array(0);
     const phraseVerdicts = new Int8Array(phrases.length ? state.inverted.unitCount : 0);
     const judge = (u: number) => {
-      if (verdicts[u] === 0) verdicts[u] = filterOk(state.units[u].uid) ? 1 : -1;
+      if (verdicts[u] === 0) verdicts[u] = filterOk(state.uidOf(u)) ? 1 : -1;
       if (verdicts[u] < 0 || phrases.length === 0) return;
-      if (phraseVerdicts[u] === 0) phraseVerdicts[u] = phraseOk(state.units[u].uid) ? 1 : -1;
+      if (phraseVerdicts[u] === 0) phraseVerdicts[u] = phraseOk(state.uidOf(u)) ? 1 : -1;
     };
     // The costly part, judging units against the filter and phrases, runs first in slices that let
     // other requests in; scoring then only reads the verdicts. A unit published meanwhile has none
@@ -88,7 +89,7 @@ export class ContentSearch {
 
     const best = new Map<string, { unit: number; score: number }>();
     if (terms.length === 0) {
-      for (const [uid, units] of state.docUnits) if (!restricted || allow(units[0])) best.set(uid, { unit: units[0], score: 0 });
+      for (const { uid, firstUnit } of state.documents()) if (!restricted || allow(firstUnit)) best.set(uid, { unit: firstUnit, score: 0 });
     } else {
       const score = (topK?: number) => scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget, topK });
       // A few times `limit` best units nearly always hold `limit` documents: only they are scored in
@@ -102,13 +103,19 @@ export class ContentSearch {
       }
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
+    // Texts and stored fields are not held in memory: read for the results only.
+    const [sections, stored] = await Promise.all([
+      this.engine.sections(state, ranked.map(([, { unit }]) => unit)),
+      req.fields.length ? this.engine.documentFields(state, ranked.map(([uid]) => uid)) : new Map<string, DocumentFields>(),
+    ]);
     return {
-      results: ranked.map(([uid, { unit, score }]) => ({
-        uid,
-        section: state.units[unit].section.text,
-        fields: Object.fromEntries(req.fields.filter((f) => own(state.docFields.get(uid), f) !== undefined).map((f) => [f, own(state.docFields.get(uid), f)])),
-        score,
-      })),
+      results: ranked.flatMap(([uid, { score }], i) => {
+        const section = sections[i];
+        // Deleted from the store since it was ranked: gone for this search too.
+        if (!section) return [];
+        const values = stored.get(uid);
+        return [{ uid, section: section.text, fields: Object.fromEntries(req.fields.filter((f) => own(values, f) !== undefined).map((f) => [f, own(values, f)])), score }];
+      }),
     };
   }
 
@@ -116,7 +123,7 @@ export class ContentSearch {
   private bestPerDocument(state: IndexState, best: Map<string, { unit: number; score: number }>, units: Int32Array, scores: Float64Array, k: number, limit: number) {
     best.clear();
     for (const unit of topUnits(units, scores, k)) {
-      const uid = state.units[unit].uid;
+      const uid = state.uidOf(unit);
       if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
       if (best.size >= limit) break;
     }
@@ -141,7 +148,7 @@ export class ContentSearch {
 
   /** The units a search without terms must judge: each document's first. */
   private *firstUnits(state: IndexState): Iterable<number> {
-    for (const units of state.docUnits.values()) yield units[0];
+    for (const { firstUnit } of state.documents()) yield firstUnit;
   }
 
   /** The posting lists of the query's terms in the boosted fields: the units a search with terms must judge. */

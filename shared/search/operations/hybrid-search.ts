@@ -3,6 +3,7 @@ import { textFieldNames } from '../../indexes/index-schema.js';
 import type { Embedder } from '../../llm/ports/embedder.js';
 import type { FusionMethod } from '../../storage/ports/configuration-store.js';
 import type { EventStore } from '../../storage/ports/event-store.js';
+import type { SectionView } from '../../storage/ports/section-store.js';
 import { WARM_QUERIES, type ContentEngine } from '../engine/content-engine.js';
 import { HEADING_FIELD, type IndexState } from '../engine/index-state.js';
 import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
@@ -86,11 +87,25 @@ export class HybridSearch {
     const byDoc = new Map<string, { hit: HybridHit; target: string; score: number }>();
     for (const { key, score } of rankFused(fused)) {
       const hit = this.hitOf(states, key);
-      const target = `${hit.index.index.uid}${TARGET_SEPARATOR}${hit.index.units[hit.unit].uid}`;
+      const target = `${hit.index.index.uid}${TARGET_SEPARATOR}${hit.index.uidOf(hit.unit)}`;
       if (!byDoc.has(target)) byDoc.set(target, { hit, target, score });
     }
     const boosted = applyClickBoosts([...byDoc.values()], await clicks);
     return boosted.slice(0, count).map((b) => b.hit);
+  }
+
+  /** The sections of these hits as the store has them, in the same order (null for one deleted since). */
+  async sections(hits: readonly HybridHit[]): Promise<(SectionView | null)[]> {
+    const byIndex = new Map<IndexState, number[]>();
+    hits.forEach((h, i) => byIndex.set(h.index, [...(byIndex.get(h.index) ?? []), i]));
+    const out: (SectionView | null)[] = hits.map(() => null);
+    await Promise.all(
+      [...byIndex].map(async ([state, at]) => {
+        const sections = await this.engine.sections(state, at.map((i) => hits[i].unit));
+        at.forEach((i, j) => (out[i] = sections[j]));
+      }),
+    );
+    return out;
   }
 
   /**
@@ -99,7 +114,7 @@ export class HybridSearch {
    * pay for compiling the ranking code or touching cold vector lists (60-80 ms at 100,000 documents).
    */
   async warm(state: IndexState): Promise<void> {
-    for (const query of state.sampleQueries(WARM_QUERIES)) {
+    for (const query of await this.engine.sampleQueries(state, WARM_QUERIES)) {
       this.safely('keyword', () => this.keywordLeg([state], query, this.engine.budget()));
       await this.vectorLeg([state], query);
     }
@@ -127,8 +142,8 @@ export class HybridSearch {
       const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES, budget });
       // A page's overall match counts beside its section's: candidates beyond the cut can still rise.
       const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
-      const docOf = (u: number) => state.units[u].uid;
-      const wanted = [...new Set(top.map((t) => docOf(t.u)))].map((doc) => ({ doc, units: state.docUnits.get(doc) ?? [] }));
+      const docOf = (u: number) => state.uidOf(u);
+      const wanted = [...new Set(top.map((t) => docOf(t.u)))].map((doc) => ({ doc, units: state.unitsOf(doc) }));
       const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PER_PAGE, wanted);
       for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(docOf(u)) ?? 0) });
     });

@@ -1,4 +1,5 @@
 import { VectorSet } from './vector-set.js';
+import { grown } from '../grown.js';
 import type { DocumentRef } from '../../storage/ports/document-store.js';
 import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../../storage/ports/vector-index.js';
 
@@ -81,18 +82,25 @@ export class MemoryVectorIndex implements VectorIndex {
   }
 }
 
-/** One index's points. An index that becomes empty is dropped, so a later model's vectors (another size) start afresh. */
+/**
+ * One index's points. An index that becomes empty is dropped, so a later model's vectors (another size)
+ * start afresh. Per slot its document, version and position sit in typed arrays, and a document's slots
+ * are chained (`nextSlot`): a map of maps per document took ~350 bytes of heap per point.
+ */
 class IndexVectors {
   // Sampled by document and position: the lists do not depend on the order documents were applied in.
   readonly set = new VectorSet({ trainOnQuery: false, sampleOrder: (a, b) => compareUids(this.uidOf[a], this.uidOf[b]) || this.ordOf[a] - this.ordOf[b] || this.versionOf[a] - this.versionOf[b] });
   private uidOf: string[] = [];
-  private versionOf: number[] = [];
-  private ordOf: number[] = [];
-  private fieldsOf: (Fields | undefined)[] = [];
+  private versionOf = new Float64Array(1024);
+  private ordOf = new Int32Array(1024);
+  /** The next slot of the same document, -1 at the end of its chain. */
+  private nextSlot = new Int32Array(1024);
+  /** Filterable fields, for the slots that have some. */
+  private readonly fieldsOf = new Map<number, Fields>();
   private readonly postings = new FieldPostings();
   private free: number[] = [];
-  /** document uid -> version -> ord -> slot */
-  private docs = new Map<string, Map<number, Map<number, number>>>();
+  /** document uid -> its first slot */
+  private docs = new Map<string, number>();
   /** The document uids in order, rebuilt when a document comes or goes. */
   private sorted: string[] | null = null;
 
@@ -103,44 +111,51 @@ class IndexVectors {
   put(p: VectorPoint): void {
     // Vectors of another size come from another model and cannot be compared: VectorSet leaves them out, so do we.
     if (this.set.dims !== 0 && p.vector.length !== this.set.dims) return;
-    let versions = this.docs.get(p.uid);
-    if (!versions) {
-      this.docs.set(p.uid, (versions = new Map()));
-      this.sorted = null;
-    }
-    let ords = versions.get(p.version);
-    if (!ords) versions.set(p.version, (ords = new Map()));
-    let slot = ords.get(p.ord);
-    if (slot === undefined) {
+    const head = this.docs.get(p.uid);
+    let slot = head ?? -1;
+    while (slot !== -1 && !(this.versionOf[slot] === p.version && this.ordOf[slot] === p.ord)) slot = this.nextSlot[slot];
+    if (slot === -1) {
       slot = this.free.pop() ?? this.uidOf.length;
-      ords.set(p.ord, slot);
+      this.versionOf = grown(this.versionOf, slot + 1);
+      this.ordOf = grown(this.ordOf, slot + 1);
+      this.nextSlot = grown(this.nextSlot, slot + 1);
       this.uidOf[slot] = p.uid;
       this.versionOf[slot] = p.version;
       this.ordOf[slot] = p.ord;
+      this.nextSlot[slot] = head ?? -1;
+      this.docs.set(p.uid, slot);
+      if (head === undefined) this.sorted = null;
     }
-    this.postings.remove(slot, this.fieldsOf[slot]);
+    this.postings.remove(slot, this.fieldsOf.get(slot));
     this.postings.add(slot, p.fields);
-    this.fieldsOf[slot] = p.fields;
+    if (p.fields) this.fieldsOf.set(slot, p.fields);
+    else this.fieldsOf.delete(slot);
     this.set.set(slot, p.vector);
   }
 
   deleteWhere(uid: string, drop: (version: number) => boolean): void {
-    const versions = this.docs.get(uid);
-    if (!versions) return;
-    for (const [version, ords] of versions) {
-      if (!drop(version)) continue;
-      for (const slot of ords.values()) {
+    let slot = this.docs.get(uid) ?? -1;
+    let head = -1;
+    let tail = -1;
+    while (slot !== -1) {
+      const next = this.nextSlot[slot];
+      if (drop(this.versionOf[slot])) {
         this.set.delete(slot);
-        this.postings.remove(slot, this.fieldsOf[slot]);
-        this.fieldsOf[slot] = undefined;
+        this.postings.remove(slot, this.fieldsOf.get(slot));
+        this.fieldsOf.delete(slot);
+        this.uidOf[slot] = '';
         this.free.push(slot);
+      } else {
+        if (tail === -1) head = slot;
+        else this.nextSlot[tail] = slot;
+        tail = slot;
       }
-      versions.delete(version);
+      slot = next;
     }
-    if (versions.size === 0) {
-      this.docs.delete(uid);
-      this.sorted = null;
-    }
+    if (tail !== -1) this.nextSlot[tail] = -1;
+    if (head === -1) {
+      if (this.docs.delete(uid)) this.sorted = null;
+    } else this.docs.set(uid, head);
   }
 
   search(vector: Float32Array, limit: number, filter: VectorFilter | undefined): VectorHit[] {
@@ -157,8 +172,9 @@ class IndexVectors {
     const uids = (this.sorted ??= [...this.docs.keys()].sort(compareUids));
     const out: DocumentRef[] = [];
     for (let i = afterUid === null ? 0 : firstAfter(uids, afterUid); i < uids.length && out.length < limit; i++) {
-      const versions = [...this.docs.get(uids[i])!.keys()].sort((a, b) => a - b);
-      for (const version of versions) out.push({ uid: uids[i], version });
+      const versions = new Set<number>();
+      for (let slot = this.docs.get(uids[i])!; slot !== -1; slot = this.nextSlot[slot]) versions.add(this.versionOf[slot]);
+      for (const version of [...versions].sort((a, b) => a - b)) out.push({ uid: uids[i], version });
     }
     return out;
   }

@@ -1,0 +1,102 @@
+import type { UnitTerms } from '../rank/inverted-index.js';
+import { grown } from '../grown.js';
+
+/**
+ * The analysed tokens of every unit, per field and in order, packed in one byte buffer: a unit is
+ * `[fields] ([field id] [count] [term id] × count) × fields`, every number a LEB128 varint, term
+ * ids from one dictionary of the index. Phrases and text filters read a unit's tokens back; removing
+ * a unit reads the tokens it was added with. Held as JS arrays of strings, tokens took ~1 KB of heap
+ * per SciFact-size section; here they take ~2 bytes each outside the heap (ids are handed out in the
+ * order terms first appear, so frequent terms get short ids).
+ */
+export class UnitTokens {
+  private bytes = new Uint8Array(1 << 16);
+  private used = 0;
+  private offsets = new Float64Array(1024);
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly fieldIds = new Map<string, number>();
+  private readonly fields: string[] = [];
+
+  /** Stores the tokens of unit `unit` (units come in ascending order, each once). */
+  set(unit: number, tokens: UnitTerms): void {
+    this.offsets = grown(this.offsets, unit + 1);
+    this.offsets[unit] = this.used;
+    const entries = Object.entries(tokens);
+    this.write(entries.length);
+    for (const [field, list] of entries) {
+      let f = this.fieldIds.get(field);
+      if (f === undefined) {
+        this.fieldIds.set(field, (f = this.fields.length));
+        this.fields.push(field);
+      }
+      this.write(f);
+      this.write(list.length);
+      for (const term of list) {
+        let id = this.termIds.get(term);
+        if (id === undefined) {
+          this.termIds.set(term, (id = this.terms.length));
+          this.terms.push(term);
+        }
+        this.write(id);
+      }
+    }
+  }
+
+  /** The tokens unit `unit` was stored with, per field (own keys, so any field name is safe). */
+  get(unit: number): UnitTerms {
+    return Object.fromEntries(this.decode(unit, null));
+  }
+
+  /** One field's tokens of unit `unit`, or [] when it has none. */
+  field(unit: number, field: string): string[] {
+    return this.decode(unit, field)[0]?.[1] ?? [];
+  }
+
+  /** The unit's fields with their tokens; only `only`'s when given (the others are skipped, not built). */
+  private decode(unit: number, only: string | null): [string, string[]][] {
+    const bytes = this.bytes;
+    let at = this.offsets[unit];
+    const read = () => {
+      let n = 0;
+      let shift = 1;
+      for (;;) {
+        const b = bytes[at++];
+        n += (b & 0x7f) * shift;
+        if (b < 0x80) return n;
+        shift *= 0x80;
+      }
+    };
+    const entries: [string, string[]][] = [];
+    for (let fields = read(); fields > 0; fields--) {
+      const field = this.fields[read()];
+      const count = read();
+      if (only !== null && field !== only) {
+        for (let i = 0; i < count; i++) read();
+        continue;
+      }
+      const list = new Array<string>(count);
+      for (let i = 0; i < count; i++) list[i] = this.terms[read()];
+      entries.push([field, list]);
+    }
+    return entries;
+  }
+
+  /** Bytes held outside the heap (the buffers' lengths). */
+  get byteLength(): number {
+    return this.bytes.byteLength + this.offsets.byteLength;
+  }
+
+  private write(n: number): void {
+    if (this.used + 10 > this.bytes.length) {
+      const next = new Uint8Array(this.bytes.length * 2);
+      next.set(this.bytes.subarray(0, this.used));
+      this.bytes = next;
+    }
+    while (n >= 0x80) {
+      this.bytes[this.used++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.bytes[this.used++] = n;
+  }
+}
