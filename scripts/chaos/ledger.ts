@@ -11,6 +11,8 @@ export interface DocState {
   unknown: Version[];
   /** Writes that hung: still in flight in the service, they may land after later writes. */
   hung: Version[];
+  /** Each write and its answer (`v1 put 204 06:12:03.456`): what a report naming this document tells. */
+  writes: string[];
 }
 
 export const WORDS = [
@@ -38,7 +40,7 @@ export class Ledger {
 
   /** A document not yet written, reserved for one write. */
   fresh(): DocState {
-    const d: DocState = { n: this.docs.length, sent: 0, promised: null, unknown: [], hung: [] };
+    const d: DocState = { n: this.docs.length, sent: 0, promised: null, unknown: [], hung: [], writes: [] };
     this.docs.push(d);
     this.busy.add(d.n);
     return d;
@@ -67,14 +69,16 @@ export class Ledger {
     };
   }
 
-  /** The write of `v` was answered: the service promised it. */
-  promise(d: DocState, v: Version): void {
+  /** The write of `v` was answered: the service promised it. `answer`: the request and what it got. */
+  promise(d: DocState, v: Version, answer: string): void {
+    note(d, v, answer);
     d.promised = v;
     d.unknown = [];
   }
 
   /** The write of `v` got no usable answer; `hung` if it was still in flight when the client gave up. */
-  unsure(d: DocState, v: Version, hung: boolean): void {
+  unsure(d: DocState, v: Version, hung: boolean, answer: string): void {
+    note(d, v, answer);
     (hung ? d.hung : d.unknown).push(v);
   }
 
@@ -95,4 +99,8 @@ export class Ledger {
     for (const v of [...d.unknown, ...d.hung, d.promised ?? 'deleted']) out.add(v === 'deleted' ? 'absent' : v);
     return out;
   }
+}
+
+function note(d: DocState, v: Version, answer: string): void {
+  d.writes.push(`${v === 'deleted' ? 'delete' : `v${v}`} ${answer} ${new Date().toISOString().slice(11, 23)}`);
 }

@@ -1,5 +1,5 @@
 import { Ledger, uidOf, WORDS, type DocState } from './ledger.js';
-import type { Recorder, RequestKind } from './requests.js';
+import type { Recorder, RequestKind, RequestRecord } from './requests.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -65,10 +65,11 @@ export async function runLoad(rec: Recorder, ledger: Ledger, rand: () => number,
       });
       const results = record.outcome === 'ok' ? (json as { results: { uid: string; status: string }[] }).results : null;
       bodies.forEach((b, k) => {
-        if (results?.[k]?.status === 'accepted' || results?.[k]?.status === 'unchanged') ledger.promise(b.d, b.v);
+        const answer = `batch ${answerOf(record)}${results ? ` ${results[k]?.status}` : ''}`;
+        if (results?.[k]?.status === 'accepted' || results?.[k]?.status === 'unchanged') ledger.promise(b.d, b.v, answer);
         else {
           if (results) counts.rejectedInBatch++;
-          ledger.unsure(b.d, b.v, record.outcome === 'hung');
+          ledger.unsure(b.d, b.v, record.outcome === 'hung', answer);
         }
         ledger.release(b.d);
       });
@@ -88,13 +89,13 @@ export async function runLoad(rec: Recorder, ledger: Ledger, rand: () => number,
       if (!isNew && r > 0.85) {
         counts.deletes++;
         const { record } = await rec.call('delete', 'DELETE', `/v2/indexes/${plan.index}/documents/${uidOf(d.n)}`);
-        settle(ledger, d, 'deleted', record.status === 204, record.outcome === 'hung');
+        settle(ledger, d, 'deleted', record);
         continue;
       }
       counts[isNew ? 'newDocs' : 'updates']++;
       const { v, body } = ledger.nextBody(d);
       const { record } = await rec.call('put', 'PUT', `/v2/indexes/${plan.index}/documents/${uidOf(d.n)}`, body);
-      settle(ledger, d, v, record.status === 204, record.outcome === 'hung');
+      settle(ledger, d, v, record);
     }
   };
 
@@ -102,11 +103,16 @@ export async function runLoad(rec: Recorder, ledger: Ledger, rand: () => number,
   return counts;
 }
 
-function settle(ledger: Ledger, d: DocState, v: number | 'deleted', ok: boolean, hung: boolean) {
-  if (ok) ledger.promise(d, v);
-  else ledger.unsure(d, v, hung);
+/** A single write's answer: 204 promises it. */
+function settle(ledger: Ledger, d: DocState, v: number | 'deleted', record: RequestRecord) {
+  const answer = `${record.kind} ${answerOf(record)}`;
+  if (record.status === 204) ledger.promise(d, v, answer);
+  else ledger.unsure(d, v, record.outcome === 'hung', answer);
   ledger.release(d);
 }
+
+/** The status, or what happened instead of one (`net`, `hung`). */
+const answerOf = (record: RequestRecord) => (record.status ? String(record.status) : record.outcome);
 
 /** Searches at `searchRate`/s, each tenth tick a summary and a chat too; none waits for another. */
 async function widgetLoad(rec: Recorder, rand: () => number, plan: LoadPlan, end: number): Promise<void> {

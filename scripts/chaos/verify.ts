@@ -96,9 +96,10 @@ export async function verify(o: {
       if (promisedUpsert) v.durable++;
       continue;
     }
-    if (held === 'absent') note(v.lost, `${uid} (promised v${String(d.promised)})`);
-    else if (d.promised === 'deleted') note(v.resurrected, `${uid} (deleted, holds v${held})`);
-    else note(v.wrongVersion, `${uid} (holds v${held}, promised v${String(d.promised)})`);
+    const writes = `writes: ${d.writes.join(', ')}`;
+    if (held === 'absent') note(v.lost, `${uid} (promised v${String(d.promised)}; ${writes})`);
+    else if (d.promised === 'deleted') note(v.resurrected, `${uid} (deleted, holds v${held}; ${writes})`);
+    else note(v.wrongVersion, `${uid} (holds v${held}, promised v${String(d.promised)}; ${writes})`);
   }
 
   // Search: each checked document's live token finds it; no other version's token does.

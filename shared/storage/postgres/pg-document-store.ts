@@ -43,20 +43,7 @@ export class PgDocumentStore implements DocumentStore {
     const uids = [...keys.values()].map((k) => k.uid);
     return inTransaction(this.pool, async (c) => {
       const now = Date.now();
-      // A new uid has no row to lock: insert a placeholder (version 0) first. A concurrent inserter
-      // of the same uid waits on it, then finds the row and locks it like any other.
-      await c.query(
-        `INSERT INTO documents (index_id, uid, version, status, updated_at)
-         SELECT i, u, 0, 'pending', $3 FROM unnest($1::int[], $2::text[]) AS k(i, u) ORDER BY i, u COLLATE "C"
-         ON CONFLICT (index_id, uid) DO NOTHING`,
-        [ids, uids, now],
-      );
-      const { rows } = await c.query<Row>(
-        `SELECT d.index_id, d.uid, d.fields, d.hash, d.version, d.status FROM documents d
-         JOIN unnest($1::int[], $2::text[]) AS k(i, u) ON d.index_id = k.i AND d.uid = k.u
-         ORDER BY d.index_id, d.uid FOR UPDATE OF d`,
-        [ids, uids],
-      );
+      const rows = await lockRows(c, [...keys.values()], now);
       const state = new Map<string, Row | null>(rows.map((r) => [key(r.index_id, r.uid), r.version === 0 ? null : r]));
       const accepted: (DocumentWrite | null)[] = writes.map((w) => {
         const k = key(w.indexId, w.uid);
@@ -74,7 +61,7 @@ export class PgDocumentStore implements DocumentStore {
       });
       const f = [...finals.values()];
       if (f.length) {
-        await c.query(
+        const updated = await c.query(
           `UPDATE documents d SET fields = u.fields, hash = u.hash, version = u.version, status = 'pending',
              job = u.job, claimed = false, error = NULL, updated_at = $7, metadata = u.metadata
            FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $8::text[])
@@ -83,6 +70,8 @@ export class PgDocumentStore implements DocumentStore {
           [f.map((w) => w.indexId), f.map((w) => w.uid), f.map((w) => w.fields), f.map((w) => w.hash), f.map((w) => w.version), f.map((w) => w.job), now,
             f.map((w) => (w.fields === null ? null : (w.metadata ?? null)))],
         );
+        // Every accepted write has its row locked above; a write of no row would be acknowledged and lost.
+        if (updated.rowCount !== f.length) throw new Error(`document write updated ${updated.rowCount} of ${f.length} locked rows`);
       }
       // Placeholders of writes that changed nothing (deletes of absent documents) go again.
       if ([...state.values()].some((r) => r === null)) {
@@ -280,6 +269,38 @@ export class PgDocumentStore implements DocumentStore {
       return batches;
     });
   }
+}
+
+/**
+ * Locks the row of each key, for applyWrites. A new uid has no row to lock: a placeholder (version
+ * 0) is inserted first, and a concurrent inserter of the same uid waits on it, then finds the row
+ * and locks it like any other. A row the insert found can be gone by the time it is locked: a
+ * worker that published a delete removes its row (markPublished), and a document pushed again
+ * meanwhile would then update no row, acknowledged yet never stored. Such keys are inserted and
+ * locked again (out of uid order: a deadlock that follows is retried like any other).
+ */
+async function lockRows(c: pg.PoolClient, keys: { indexId: number; uid: string }[], now: number): Promise<Row[]> {
+  const locked: Row[] = [];
+  for (let missing = keys; missing.length > 0;) {
+    const ids = missing.map((k) => k.indexId);
+    const uids = missing.map((k) => k.uid);
+    await c.query(
+      `INSERT INTO documents (index_id, uid, version, status, updated_at)
+       SELECT i, u, 0, 'pending', $3 FROM unnest($1::int[], $2::text[]) AS k(i, u) ORDER BY i, u COLLATE "C"
+       ON CONFLICT (index_id, uid) DO NOTHING`,
+      [ids, uids, now],
+    );
+    const { rows } = await c.query<Row>(
+      `SELECT d.index_id, d.uid, d.fields, d.hash, d.version, d.status FROM documents d
+       JOIN unnest($1::int[], $2::text[]) AS k(i, u) ON d.index_id = k.i AND d.uid = k.u
+       ORDER BY d.index_id, d.uid FOR UPDATE OF d`,
+      [ids, uids],
+    );
+    locked.push(...rows);
+    const held = new Set(rows.map((r) => key(r.index_id, r.uid)));
+    missing = missing.filter((k) => !held.has(key(k.indexId, k.uid)));
+  }
+  return locked;
 }
 
 /** `n` fresh versions, ascending. Call only with the rows to be written already locked. */
