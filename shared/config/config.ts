@@ -64,6 +64,7 @@ const envSchema = z.object({
   QUARRY_MAX_BATCH_DOCUMENTS: int(1, 10000).default(1000),
   QUARRY_MAX_INDEXES: int(1, 1_000_000).default(1000),
   QUARRY_SEARCH_TIMEOUT_MS: int(10, 600_000).default(5000),
+  QUARRY_ENGINE_MEMORY_MB: int(1, 10_000_000).optional(),
   QUARRY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(120),
   QUARRY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   QUARRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -99,6 +100,7 @@ const envSchema = z.object({
   QUARRY_EMBEDDINGS_DIMENSIONS: int(1, 65536).optional(),
   QUARRY_EMBEDDINGS_MODEL_PATH: z.string().optional(),
   QUARRY_DASHBOARD: bool.default(true),
+  QUARRY_ENGINE_SNAPSHOTS: bool.default(true),
   QUARRY_CRAWL_ALLOW_PRIVATE: bool.default(false),
   QUARRY_CRAWL_CONTACT_URL: z.string().url().default('http://localhost:8080'),
   QUARRY_CRAWL_HOST_DELAY_MS: int(0, 60_000).default(250),
@@ -141,7 +143,11 @@ function buildConfig(e: z.output<typeof envSchema>) {
     /** Indexes the deployment may hold; creating one more is a 409 (keys with write create indexes). */
     limits: { maxIndexes: e.QUARRY_MAX_INDEXES },
     /** A content or widget search that takes longer is cut off with 504; it yields the event loop meanwhile. */
-    search: { timeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS },
+    search: {
+      timeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS,
+      /** Memory the loaded indexes of an API process may take; past it the least used are dropped (null: no limit, all loaded at start). */
+      engineMemoryBytes: e.QUARRY_ENGINE_MEMORY_MB === undefined ? null : e.QUARRY_ENGINE_MEMORY_MB * 2 ** 20,
+    },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
     /** Distinct client addresses (networks) behind a query before it is suggested, behind clicks before they lift a result. */
     learning: { minClients: e.QUARRY_LEARNING_MIN_ADDRESSES },
@@ -161,6 +167,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
     storage: {
       backend: e.QUARRY_STORAGE,
       dataDir,
+      /** Search engines keep a snapshot of each index in `<dataDir>/snapshots` and start from it. */
+      snapshots: e.QUARRY_ENGINE_SNAPSHOTS,
       synchronous: e.QUARRY_SQLITE_SYNCHRONOUS,
       /** Heap limit of the SQLite commit thread; unset: Node's default. Past it the thread dies and is restarted. */
       commitThreadHeapMb: e.QUARRY_COMMIT_THREAD_HEAP_MB ?? null,

@@ -2,7 +2,9 @@ import type { Config } from '../config/config.js';
 import { MemoryVectorIndex } from '../search/vectors/memory-vector-index.js';
 import type { BackendStorage, Storage } from './ports/storage.js';
 import type { SearchVectors } from './ports/vector-index.js';
+import { join } from 'node:path';
 import { CachedConfigurationStore } from './cached-configuration-store.js';
+import { FileSnapshotStore } from './files/file-snapshot-store.js';
 import { createSqliteStorage, type DataFolderLog } from './sqlite/create-sqlite-storage.js';
 
 export type { Storage } from './ports/storage.js';
@@ -25,6 +27,7 @@ export async function createStorage(config: Config['storage'], role: StorageRole
   const external = storage.vectors;
   // Searches read the external index the workers write, or vectors each engine holds and follows the change feed into.
   storage.searchVectors = (): SearchVectors => (external ? { kind: 'external', index: external } : { kind: 'followed', index: new MemoryVectorIndex() });
+  storage.snapshots = config.snapshots ? new FileSnapshotStore(join(config.dataDir, 'snapshots'), snapshotScope(config)) : null;
   return storage;
 }
 
@@ -40,3 +43,13 @@ async function createBackend(config: Config['storage'], role: StorageRole): Prom
   return createPostgresStorage({ url: config.databaseUrl!, schema: config.schema, poolSize: config.poolSize, timeoutMs: config.databaseTimeoutMs, vectors });
 }
 
+
+/**
+ * What a data folder's snapshots were built from: its own SQLite store, or a PostgreSQL database and
+ * schema (host, port, database; no credentials), so a folder reused against another database reads none.
+ */
+function snapshotScope(config: Config['storage']): string {
+  if (config.backend === 'sqlite') return 'sqlite';
+  const url = new URL(config.databaseUrl!);
+  return `postgres://${url.hostname}:${url.port || 5432}${url.pathname}?schema=${config.schema}${config.qdrant ? `&qdrant=${config.qdrant.url}` : ''}`;
+}

@@ -3,7 +3,10 @@ import type { Storage } from '../../storage/ports/storage.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
 import type { FollowedVectorIndex, VectorIndex } from '../../storage/ports/vector-index.js';
-import { IndexState } from './index-state.js';
+import type { IndexRecord } from '../../indexes/index-schema.js';
+import type { SnapshotStore } from '../../storage/ports/snapshot-store.js';
+import { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
+import { IndexState, type IndexStateSnapshot } from './index-state.js';
 import { SearchBudget } from './search-budget.js';
 import { SingleFlight } from './single-flight.js';
 
@@ -26,6 +29,30 @@ const FOLLOW_DEFER_MAX_MS = 10_000;
 
 /** Searches a warm-up (onGrown) runs over an index that has grown. */
 export const WARM_QUERIES = 8;
+
+/** The layout of engine snapshots: raise it with any change to what a snapshot holds or means. */
+export const SNAPSHOT_FORMAT = 1;
+/** Below this many units an index is never loaded afresh just to drop dead units. */
+const COMPACT_MIN_UNITS = 1000;
+/** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
+const SNAPSHOT_EVERY_MS = 30_000;
+
+/** What a snapshot's header says besides the state: written against what, so a stale one is never read. */
+interface SnapshotBody {
+  indexId: number;
+  updatedAt: number;
+  scope: string;
+  vectorModel: string | null;
+  vectors: 'followed' | 'external';
+  state: IndexStateSnapshot;
+  memory: unknown;
+}
+
+/** Where the engine reports snapshot reads and writes (pino's signature). */
+export interface EngineLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
 
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
 export const SEARCH_TIMEOUT_MS = 5000;
@@ -54,6 +81,11 @@ export class ContentEngine {
   /** Units each index held when it was last warmed up (see `onGrown`). */
   private readonly warmedAt = new WeakMap<IndexState, number>();
   private warmers: ((state: IndexState) => Promise<void>)[] = [];
+  private readonly snapshots: SnapshotStore | null;
+  /** Per loaded copy, the change-feed position its last snapshot (read or written) covers, and when it was taken. */
+  private readonly snapshotAt = new WeakMap<IndexState, { seq: number; at: number }>();
+  /** When each loaded copy was last searched (performance.now()). */
+  private readonly lastUsed = new WeakMap<IndexState, number>();
 
   /**
    * `vectorModel`: the id of the embedder queries are embedded with; sections of other models get no vector.
@@ -63,20 +95,37 @@ export class ContentEngine {
     private readonly storage: Storage,
     private readonly vectorModel: string | null = null,
     private readonly searchTimeoutMs = SEARCH_TIMEOUT_MS,
+    private readonly log: EngineLog | null = null,
+    /** QUARRY_ENGINE_MEMORY_MB in bytes: indexes load on first use and the least used are dropped past it; null: all held. */
+    private readonly memoryBudget: number | null = null,
   ) {
     const vectors = storage.searchVectors();
     this.vectors = vectors.index;
     this.memory = vectors.kind === 'followed' ? vectors.index : null;
+    this.snapshots = storage.snapshots ?? null;
   }
 
+  /** The index as loaded, caught up with the change feed (loaded first if it is not): what a search reads. */
   async state(indexUid: string): Promise<IndexState | null> {
+    const state = await this.current(indexUid);
+    if (state) this.lastUsed.set(state, performance.now());
+    return state;
+  }
+
+  /** The indexes held in memory now, by uid. */
+  loadedIndexes(): string[] {
+    return [...this.states.values()].map((s) => s.index.uid);
+  }
+
+  private async current(indexUid: string): Promise<IndexState | null> {
     const index = await this.storage.indexes.get(indexUid);
     if (!index) return null;
     let state = this.states.get(index.id);
     // A new definition, or a feed pruned past what this copy had read: load the index afresh.
     for (let attempt = 0; attempt < 2; attempt++) {
       if (!state || state.index.updatedAt !== index.updatedAt || state.behindFeed) {
-        const loaded = await this.load(index.id);
+        // A copy behind the pruned feed (from a snapshot too old) is loaded from the store.
+        const loaded = await this.load(index.id, state?.behindFeed === true);
         if (!loaded) return null;
         state = loaded;
       }
@@ -174,8 +223,17 @@ export class ContentEngine {
     const listed = await this.storage.indexes.list();
     for (const index of listed) {
       await nextTurn();
+      // Under a memory budget indexes are loaded on first use, not all at start.
+      if (this.memoryBudget !== null && !this.states.has(index.id)) continue;
       const t0 = performance.now();
-      const state = await this.state(index.uid);
+      let state = await this.current(index.uid);
+      // Rewritten and deleted documents leave their units behind: once they are half of the index, it is
+      // loaded afresh from the store (searches read the old copy meanwhile), so memory and snapshots stay
+      // the size of what is live.
+      if (state && state.unitCount >= COMPACT_MIN_UNITS && state.inverted.liveUnits * 2 <= state.unitCount) {
+        this.log?.info({ index: index.uid, units: state.unitCount, live: state.inverted.liveUnits }, 'index loaded afresh to drop the units of replaced documents');
+        state = await this.load(index.id, true);
+      }
       if (state) {
         // Settled: nothing changed since the previous pass, so lists trained meanwhile can be trained on the whole set.
         const settled = this.passedAt.get(state) === state.seq;
@@ -186,16 +244,49 @@ export class ContentEngine {
           this.warmedAt.set(state, units);
           for (const warm of this.warmers) await warm(state);
         }
+        await this.saveSnapshot(state);
       }
       onIndex?.(index.uid, performance.now() - t0);
     }
     const ids = new Set(listed.map((i) => i.id));
     for (const [id, state] of this.states) {
       if (ids.has(id)) continue;
-      this.states.delete(id);
-      this.followers.delete(state);
-      await this.memory?.dropIndex(state.index.uid);
+      await this.unload(id, state);
+      await this.snapshots?.remove(id).catch((err: unknown) => this.log?.warn({ err, index: state.index.uid }, 'snapshot of a deleted index not removed'));
     }
+    await this.keepWithinBudget();
+  }
+
+  /** Bytes the loaded indexes hold (their structures and, when held here, vectors): what the budget counts. */
+  heldBytes(): number {
+    let bytes = 0;
+    for (const state of this.states.values()) bytes += state.byteLength() + (this.memory?.byteLength(state.index.uid) ?? 0);
+    return bytes;
+  }
+
+  /**
+   * Under QUARRY_ENGINE_MEMORY_MB, drops the least recently searched indexes until the rest fit (always
+   * keeping the last one used); each is snapshotted first, so its next search loads it back quickly.
+   */
+  private async keepWithinBudget(): Promise<void> {
+    if (this.memoryBudget === null) return;
+    const byUse = [...this.states].sort((a, b) => (this.lastUsed.get(a[1]) ?? 0) - (this.lastUsed.get(b[1]) ?? 0));
+    let held = this.heldBytes();
+    for (const [id, state] of byUse.slice(0, -1)) {
+      if (held <= this.memoryBudget) break;
+      const bytes = state.byteLength() + (this.memory?.byteLength(state.index.uid) ?? 0);
+      await this.saveSnapshot(state, true);
+      await this.unload(id, state);
+      held -= bytes;
+      this.log?.info({ index: state.index.uid, bytes, heldBytes: held, budgetBytes: this.memoryBudget }, 'index unloaded to stay within QUARRY_ENGINE_MEMORY_MB');
+    }
+  }
+
+  private async unload(id: number, state: IndexState): Promise<void> {
+    if (this.states.get(id) !== state) return;
+    this.states.delete(id);
+    this.followers.delete(state);
+    await this.memory?.dropIndex(state.index.uid);
   }
 
   /**
@@ -242,18 +333,81 @@ export class ContentEngine {
     this.following = null;
   }
 
-  private load(indexId: number): Promise<IndexState | null> {
+  /**
+   * Writes a snapshot of the index when this copy has changes its last one lacks and that one is
+   * SNAPSHOT_EVERY_MS old (a copy loaded from the store gets one at once). Taken in one go, so it is
+   * consistent at `state.seq`; checksummed and written without holding the event loop. Returns whether
+   * one was written; a failure is logged, never thrown (the snapshot is a cache).
+   */
+  async saveSnapshot(state: IndexState, force = false): Promise<boolean> {
+    if (!this.snapshots || state.behindFeed) return false;
+    const last = this.snapshotAt.get(state);
+    if (last && (last.seq === state.seq || (!force && Date.now() - last.at < SNAPSHOT_EVERY_MS))) return false;
+    const t0 = performance.now();
+    const w = new SnapshotWriter();
+    const memory = this.memory ? this.memory.snapshot(state.index.uid, w) : null;
+    // Lists being trained cannot be taken now; the next pass tries again.
+    if (this.memory && memory === null && this.memory.count(state.index.uid) > 0) return false;
+    const body: SnapshotBody = {
+      indexId: state.index.id, updatedAt: state.index.updatedAt, scope: this.snapshots.scope, vectorModel: this.vectorModel,
+      vectors: this.memory ? 'followed' : 'external', state: state.snapshot(w), memory,
+    };
+    const seq = state.seq;
+    this.snapshotAt.set(state, { seq, at: Date.now() });
+    try {
+      const chunks = await w.encode(SNAPSHOT_FORMAT, body, nextTurn);
+      await this.snapshots.write(state.index.id, chunks);
+      const bytes = chunks.reduce((n, c) => n + c.byteLength, 0);
+      this.log?.info({ index: state.index.uid, seq, bytes, ms: Math.round(performance.now() - t0) }, 'index snapshot written');
+      return true;
+    } catch (err) {
+      this.log?.warn({ err, index: state.index.uid }, 'index snapshot not written; the next start loads the index from the store');
+      return false;
+    }
+  }
+
+  /** The index as its snapshot holds it, or null when there is none it can trust (then the store is replayed). */
+  private async fromSnapshot(index: IndexRecord): Promise<IndexState | null> {
+    if (!this.snapshots) return null;
+    const t0 = performance.now();
+    try {
+      const bytes = await this.snapshots.read(index.id);
+      if (!bytes) return null;
+      const r = await SnapshotReader.open(bytes, SNAPSHOT_FORMAT, nextTurn);
+      const body = r.body as SnapshotBody;
+      const stale = body.indexId !== index.id || body.updatedAt !== index.updatedAt || body.scope !== this.snapshots.scope
+        || body.vectorModel !== this.vectorModel || body.vectors !== (this.memory ? 'followed' : 'external');
+      if (stale) {
+        this.log?.info({ index: index.uid }, 'index snapshot is of another definition or store; loading from the store');
+        return null;
+      }
+      const state = IndexState.restore(index, r, body.state);
+      await this.memory?.dropIndex(index.uid);
+      if (this.memory && body.memory) this.memory.restore(index.uid, r, body.memory);
+      this.snapshotAt.set(state, { seq: state.seq, at: Date.now() });
+      this.log?.info({ index: index.uid, seq: state.seq, bytes: bytes.byteLength, ms: Math.round(performance.now() - t0) }, 'index loaded from its snapshot');
+      return state;
+    } catch (err) {
+      this.log?.warn({ err, index: index.uid }, 'index snapshot unreadable; loading from the store');
+      await this.memory?.dropIndex(index.uid);
+      return null;
+    }
+  }
+
+  private load(indexId: number, fromStore = false): Promise<IndexState | null> {
     let p = this.loading.get(indexId);
     if (!p) {
-      p = this.loadNow(indexId).finally(() => this.loading.delete(indexId));
+      p = this.loadNow(indexId, fromStore).finally(() => this.loading.delete(indexId));
       this.loading.set(indexId, p);
     }
     return p;
   }
 
-  private async loadNow(indexId: number): Promise<IndexState | null> {
+  private async loadNow(indexId: number, fromStore: boolean): Promise<IndexState | null> {
     const index = await this.storage.indexes.getById(indexId);
     if (!index) return null;
+    const restored = fromStore ? null : await this.fromSnapshot(index);
+    if (restored) return this.install(indexId, restored);
     const state = new IndexState(index);
     // Read the feed position first: anything published while loading is replayed afterwards.
     state.seq = await this.storage.sections.lastChange(indexId);
@@ -265,6 +419,10 @@ export class ContentEngine {
     }
     await this.memory?.dropIndex(index.uid);
     await this.apply(state, byDoc);
+    return this.install(indexId, state);
+  }
+
+  private install(indexId: number, state: IndexState): IndexState {
     const previous = this.states.get(indexId);
     if (previous) this.followers.delete(previous);
     this.states.set(indexId, state);

@@ -2,11 +2,12 @@ import type { IndexRecord } from '../../indexes/index-schema.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
-import { InvertedIndex, type UnitTerms } from '../rank/inverted-index.js';
-import { PageFrequencies } from '../rank/page-frequencies.js';
+import { InvertedIndex, type InvertedIndexSnapshot, type UnitTerms } from '../rank/inverted-index.js';
+import { PageFrequencies, type PageFrequenciesSnapshot } from '../rank/page-frequencies.js';
+import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { own } from '../../records/own.js';
 import { grown } from '../grown.js';
-import { UnitTokens } from './unit-tokens.js';
+import { UnitTokens, type UnitTokensSnapshot } from './unit-tokens.js';
 
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
@@ -31,17 +32,39 @@ const present = (v: unknown) => (Array.isArray(v) ? v : [v]).some((x) => x !== '
  * from the store for the few results returned (ContentEngine.sections, DocumentStore.fields). Units of
  * replaced or removed documents stay as dead ids until the index is loaded again.
  */
+/** An index state as a snapshot stores it (numbers name blobs of the snapshot). */
+export interface IndexStateSnapshot {
+  seq: number;
+  inverted: InvertedIndexSnapshot;
+  pages: PageFrequenciesSnapshot;
+  tokens: UnitTokensSnapshot;
+  unitDoc: number;
+  unitOrd: number;
+  unitVersion: number;
+  unitField: number;
+  sectionFields: string[];
+  docUids: string[];
+  /** Live document numbers, in the order they were set. */
+  live: number;
+  docFirstUnit: number;
+  docUnitCount: number;
+  docHasMetadata: number;
+  docTokenOnly: number;
+  docTextPresent: number;
+  docResident: (DocumentFields | null)[];
+}
+
 export class IndexState {
-  readonly inverted = new InvertedIndex();
+  inverted = new InvertedIndex();
   /** Page-level document frequencies (the search interface's page scores). */
-  readonly pages = new PageFrequencies();
+  pages = new PageFrequencies();
   readonly analyzer: Analyzer;
   /** The change-feed entry this copy has applied up to. */
   seq = 0;
   /** Set when the feed was pruned past `seq`: this copy must be loaded again. */
   behindFeed = false;
 
-  private readonly tokens = new UnitTokens();
+  private tokens = new UnitTokens();
   private unitDoc = new Int32Array(1024);
   private unitOrd = new Int32Array(1024);
   private unitVersion = new Float64Array(1024);
@@ -75,6 +98,68 @@ export class IndexState {
       .filter(([, spec]) => spec.type === 'text' || spec.type === 'html')
       .map(([name]) => name)
       .slice(0, MASK_BITS);
+  }
+
+  /**
+   * Everything this copy holds, as blobs of `w` and plain values, consistent at `seq`: arrays written
+   * only past their end are taken as views, those changed in place are copied.
+   */
+  snapshot(w: SnapshotWriter): IndexStateSnapshot {
+    const units = this.unitCount;
+    const docs = this.docUids.length;
+    return {
+      seq: this.seq,
+      inverted: this.inverted.snapshot(w),
+      pages: this.pages.snapshot(w),
+      tokens: this.tokens.snapshot(w, units),
+      unitDoc: w.add(this.unitDoc.subarray(0, units)),
+      unitOrd: w.add(this.unitOrd.subarray(0, units)),
+      unitVersion: w.add(this.unitVersion.subarray(0, units)),
+      unitField: w.add(this.unitField.subarray(0, units)),
+      sectionFields: [...this.sectionFieldIds.keys()],
+      docUids: [...this.docUids],
+      live: w.add(Int32Array.from(this.docNumbers.values())),
+      docFirstUnit: w.add(this.docFirstUnit.subarray(0, docs)),
+      docUnitCount: w.add(this.docUnitCount.subarray(0, docs)),
+      docHasMetadata: w.add(this.docHasMetadata.subarray(0, docs)),
+      docTokenOnly: w.add(this.docTokenOnly.subarray(0, docs)),
+      docTextPresent: w.add(this.docTextPresent.subarray(0, docs)),
+      docResident: this.docResident.map((f) => f ?? null),
+    };
+  }
+
+  /** A copy of `index` as a snapshot holds it (its arrays are views of the snapshot until they grow). */
+  static restore(index: IndexRecord, r: SnapshotReader, s: IndexStateSnapshot): IndexState {
+    const state = new IndexState(index);
+    state.seq = s.seq;
+    state.inverted = InvertedIndex.restore(r, s.inverted);
+    state.pages = PageFrequencies.restore(r, s.pages);
+    state.tokens = UnitTokens.restore(r, s.tokens);
+    state.unitDoc = r.blob(s.unitDoc, 'i32');
+    state.unitOrd = r.blob(s.unitOrd, 'i32');
+    state.unitVersion = r.blob(s.unitVersion, 'f64');
+    state.unitField = r.blob(s.unitField, 'i32');
+    s.sectionFields.forEach((f, i) => state.sectionFieldIds.set(f, i));
+    state.docUids = s.docUids;
+    for (const doc of r.blob(s.live, 'i32')) state.docNumbers.set(s.docUids[doc], doc);
+    state.docFirstUnit = r.blob(s.docFirstUnit, 'i32');
+    state.docUnitCount = r.blob(s.docUnitCount, 'i32');
+    state.docHasMetadata = r.blob(s.docHasMetadata, 'u8');
+    state.docTokenOnly = r.blob(s.docTokenOnly, 'i32');
+    state.docTextPresent = r.blob(s.docTextPresent, 'i32');
+    state.docResident = s.docResident.map((f) => f ?? undefined);
+    return state;
+  }
+
+  /**
+   * Bytes this copy holds, roughly: its typed arrays exactly, its heap by what each document, unit and
+   * term costs there (uids, maps, stored filter fields, term strings).
+   */
+  byteLength(): number {
+    const arrays = this.inverted.byteLength() + this.tokens.byteLength
+      + this.unitDoc.byteLength + this.unitOrd.byteLength + this.unitVersion.byteLength + this.unitField.byteLength
+      + this.docFirstUnit.byteLength + this.docUnitCount.byteLength + this.docHasMetadata.byteLength + this.docTokenOnly.byteLength + this.docTextPresent.byteLength;
+    return arrays + this.docUids.length * 120 + this.inverted.termCount() * 200;
   }
 
   /** Unit ids handed out so far, dead ones included (arrays indexed by unit have this length). */
@@ -157,22 +242,22 @@ export class IndexState {
   private keepFields(doc: number, fields: DocumentFields, titleHeld: boolean, sectioned: ReadonlySet<string>): void {
     let tokenOnly = 0;
     let presentMask = 0;
-    let resident: DocumentFields | undefined;
+    const resident: [string, unknown][] = [];
     for (const [name, value] of Object.entries(fields)) {
       const bit = this.textFields.indexOf(name);
       if (bit >= 0 && (name === 'title' ? titleHeld : sectioned.has(name))) {
         tokenOnly |= 1 << bit;
         if (present(value)) presentMask |= 1 << bit;
       } else {
-        (resident ??= {})[name] = value;
+        resident.push([name, value]);
       }
     }
     this.docTokenOnly = grown(this.docTokenOnly, doc + 1);
     this.docTextPresent = grown(this.docTextPresent, doc + 1);
     this.docTokenOnly[doc] = tokenOnly;
     this.docTextPresent[doc] = presentMask;
-    // Own keys only: a field named `__proto__` stays a field.
-    this.docResident[doc] = resident && Object.fromEntries(Object.entries(resident));
+    // fromEntries keeps every name an own key: a field named `__proto__` stays a field.
+    this.docResident[doc] = resident.length ? Object.fromEntries(resident) : undefined;
   }
 
   private sectionFieldId(field: string): number {

@@ -1,5 +1,13 @@
 import type { UnitTerms } from '../rank/inverted-index.js';
 import { grown } from '../grown.js';
+import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
+
+export interface UnitTokensSnapshot {
+  bytes: number;
+  offsets: number;
+  terms: string[];
+  fields: string[];
+}
 
 /**
  * The analysed tokens of every unit, per field and in order, packed in one byte buffer: a unit is
@@ -82,6 +90,27 @@ export class UnitTokens {
     return entries;
   }
 
+  /** The tokens of units 0 .. units - 1; the buffer is only appended to, so views of it hold. */
+  snapshot(w: SnapshotWriter, units: number): UnitTokensSnapshot {
+    return { bytes: w.add(this.bytes.subarray(0, this.used)), offsets: w.add(this.offsets.subarray(0, units)), terms: [...this.terms], fields: [...this.fields] };
+  }
+
+  static restore(r: SnapshotReader, s: UnitTokensSnapshot): UnitTokens {
+    const out = new UnitTokens();
+    out.bytes = r.blob(s.bytes, 'u8');
+    out.used = out.bytes.length;
+    out.offsets = r.blob(s.offsets, 'f64');
+    s.terms.forEach((t, i) => {
+      out.terms.push(t);
+      out.termIds.set(t, i);
+    });
+    s.fields.forEach((f, i) => {
+      out.fields.push(f);
+      out.fieldIds.set(f, i);
+    });
+    return out;
+  }
+
   /** Bytes held outside the heap (the buffers' lengths). */
   get byteLength(): number {
     return this.bytes.byteLength + this.offsets.byteLength;
@@ -89,7 +118,7 @@ export class UnitTokens {
 
   private write(n: number): void {
     if (this.used + 10 > this.bytes.length) {
-      const next = new Uint8Array(this.bytes.length * 2);
+      const next = new Uint8Array(Math.max(1 << 16, this.bytes.length * 2));
       next.set(this.bytes.subarray(0, this.used));
       this.bytes = next;
     }

@@ -1,4 +1,5 @@
 import { luceneLength } from './lucene-length.js';
+import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
 /** Postings per block of a list; each block keeps its own score bound (block-max pruning, dismax.ts). */
 export const BLOCK_SHIFT = 7;
@@ -82,6 +83,25 @@ class FieldIndex {
 
 export type UnitTerms = Record<string, string[]>;
 
+/** An inverted index as a snapshot stores it: per field, every list's postings concatenated. */
+export interface InvertedIndexSnapshot {
+  next: number;
+  liveUnits: number;
+  alive: number;
+  fields: {
+    name: string;
+    lengths: number;
+    stats: FieldStats;
+    terms: string[];
+    /** Per list: [first posting, length, df, maxFreq, minLength] (Int32). */
+    lists: number;
+    units: number;
+    freqs: number;
+    blockMaxFreq: number;
+    blockMinLength: number;
+  }[];
+}
+
 export class InvertedIndex {
   private readonly fields = new Map<string, FieldIndex>();
   private alive = new Uint8Array(1024);
@@ -154,6 +174,111 @@ export class InvertedIndex {
   get unitCount(): number {
     return this.next;
   }
+
+  /** Bytes of the postings, lengths and marks (typed arrays). */
+  byteLength(): number {
+    let bytes = this.alive.byteLength;
+    for (const field of this.fields.values()) {
+      bytes += field.lengths.byteLength;
+      for (const list of field.terms.values()) bytes += list.units.byteLength + list.freqs.byteLength + list.blockMaxFreq.byteLength + list.blockMinLength.byteLength;
+    }
+    return bytes;
+  }
+
+  /** Posting lists held (one per field and term). */
+  termCount(): number {
+    let n = 0;
+    for (const field of this.fields.values()) n += field.terms.size;
+    return n;
+  }
+
+  /**
+   * The index as blobs of `w`. Arrays that change in place (the live marks) are copied; postings are
+   * appended past what is taken, so views of them stay what they were (a block bound raised later only
+   * loosens, and bounds may be loose).
+   */
+  snapshot(w: SnapshotWriter): InvertedIndexSnapshot {
+    return {
+      next: this.next,
+      liveUnits: this.liveUnits,
+      alive: w.add(this.alive.slice(0, this.next)),
+      fields: [...this.fields].map(([name, field]) => {
+        const terms = [...field.terms.keys()];
+        const lists = new Int32Array(terms.length * 5);
+        let postings = 0;
+        let blocks = 0;
+        terms.forEach((t, i) => {
+          const list = field.terms.get(t)!;
+          lists.set([postings, list.length, list.df, list.maxFreq, list.minLength], i * 5);
+          postings += list.length;
+          blocks += blockCount(list.length);
+        });
+        const units = new Int32Array(postings);
+        const freqs = new Int32Array(postings);
+        const blockMaxFreq = new Int32Array(blocks);
+        const blockMinLength = new Int32Array(blocks);
+        let at = 0;
+        let b = 0;
+        for (const t of terms) {
+          const list = field.terms.get(t)!;
+          units.set(list.units.subarray(0, list.length), at);
+          freqs.set(list.freqs.subarray(0, list.length), at);
+          const n = blockCount(list.length);
+          blockMaxFreq.set(list.blockMaxFreq.subarray(0, n), b);
+          blockMinLength.set(list.blockMinLength.subarray(0, n), b);
+          at += list.length;
+          b += n;
+        }
+        return {
+          name, terms, stats: { ...field.stats },
+          lengths: w.add(field.lengths.slice(0, this.next)),
+          lists: w.add(lists), units: w.add(units), freqs: w.add(freqs),
+          blockMaxFreq: w.add(blockMaxFreq), blockMinLength: w.add(blockMinLength),
+        };
+      }),
+    };
+  }
+
+  /** An index from a snapshot; its postings are views of the snapshot's bytes until they grow. */
+  static restore(r: SnapshotReader, s: InvertedIndexSnapshot): InvertedIndex {
+    const index = new InvertedIndex();
+    index.next = s.next;
+    index.liveUnits = s.liveUnits;
+    index.alive = new Uint8Array(Math.max(1024, s.next));
+    index.alive.set(r.blob(s.alive, 'u8'));
+    for (const f of s.fields) {
+      const field = new FieldIndex();
+      field.lengths = new Int32Array(Math.max(1024, s.next));
+      field.lengths.set(r.blob(f.lengths, 'i32'));
+      Object.assign(field.stats, f.stats);
+      const lists = r.blob(f.lists, 'i32');
+      const units = r.blob(f.units, 'i32');
+      const freqs = r.blob(f.freqs, 'i32');
+      const blockMaxFreq = r.blob(f.blockMaxFreq, 'i32');
+      const blockMinLength = r.blob(f.blockMinLength, 'i32');
+      let b = 0;
+      f.terms.forEach((term, i) => {
+        const [first, length, df, maxFreq, minLength] = lists.subarray(i * 5, i * 5 + 5);
+        const list = new PostingList();
+        list.units = units.subarray(first, first + length);
+        list.freqs = freqs.subarray(first, first + length);
+        list.length = length;
+        list.df = df;
+        list.maxFreq = maxFreq;
+        list.minLength = minLength;
+        const n = blockCount(length);
+        // A full last block makes the next posting open a new one, which grows these arrays first.
+        list.blockMaxFreq = blockMaxFreq.slice(b, b + n);
+        list.blockMinLength = blockMinLength.slice(b, b + n);
+        b += n;
+        field.terms.set(term, list);
+      });
+      index.fields.set(f.name, field);
+    }
+    return index;
+  }
 }
+
+const blockCount = (postings: number) => (postings + BLOCK - 1) >> BLOCK_SHIFT;
 
 export type { PostingList };

@@ -1,4 +1,10 @@
 import type { UnitTerms } from './inverted-index.js';
+import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
+
+export interface PageFrequenciesSnapshot {
+  pages: number;
+  fields: { name: string; terms: string[]; counts: number }[];
+}
 
 /**
  * Per field and term, how many pages (documents) hold the term in any of their sections: the
@@ -20,6 +26,23 @@ export class PageFrequencies {
   remove(sections: readonly UnitTerms[]): void {
     this.pages--;
     this.count(sections, -1);
+  }
+
+  snapshot(w: SnapshotWriter): PageFrequenciesSnapshot {
+    return {
+      pages: this.pages,
+      fields: [...this.fields].map(([name, byTerm]) => ({ name, terms: [...byTerm.keys()], counts: w.add(Int32Array.from(byTerm.values())) })),
+    };
+  }
+
+  static restore(r: SnapshotReader, s: PageFrequenciesSnapshot): PageFrequencies {
+    const out = new PageFrequencies();
+    out.pages = s.pages;
+    for (const f of s.fields) {
+      const counts = r.blob(f.counts, 'i32');
+      out.fields.set(f.name, new Map(f.terms.map((t, i) => [t, counts[i]])));
+    }
+    return out;
   }
 
   df(field: string, term: string): number {

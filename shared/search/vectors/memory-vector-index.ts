@@ -1,9 +1,24 @@
-import { VectorSet } from './vector-set.js';
+import { VectorSet, type VectorSetSnapshot } from './vector-set.js';
+import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { grown } from '../grown.js';
 import type { DocumentRef } from '../../storage/ports/document-store.js';
-import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../../storage/ports/vector-index.js';
+import type { FilterValue, FollowedVectorIndex, VectorFilter, VectorHit, VectorPoint } from '../../storage/ports/vector-index.js';
 
 type Fields = Record<string, FilterValue | FilterValue[]>;
+
+/** One index's points as a snapshot stores them (numbers name blobs). */
+export interface IndexVectorsSnapshot {
+  uids: string[];
+  versions: number;
+  ords: number;
+  nextSlot: number;
+  free: number[];
+  /** Per document (uids), its first slot. */
+  docUids: string[];
+  docHeads: number;
+  fields: [number, Fields][];
+  set: VectorSetSnapshot;
+}
 
 /**
  * The vector index of the embedded mode: each API process holds the vectors of its indexes, fed
@@ -18,7 +33,7 @@ type Fields = Record<string, FilterValue | FilterValue[]>;
  * matching very few, far-away points can return fewer than `limit` hits: the approximation the
  * unfiltered search makes, not a post-filter of a fixed candidate list.
  */
-export class MemoryVectorIndex implements VectorIndex {
+export class MemoryVectorIndex implements FollowedVectorIndex {
   readonly external = false;
   private readonly indexes = new Map<string, IndexVectors>();
 
@@ -62,6 +77,22 @@ export class MemoryVectorIndex implements VectorIndex {
     this.indexes.clear();
   }
 
+  byteLength(index: string): number {
+    const ix = this.indexes.get(index);
+    // Each point: its vector, its slot's version, position and chain, its uid reference; each document: a map entry.
+    return ix ? ix.set.count * (4 * ix.set.dims + 28) + ix.documents * 64 : 0;
+  }
+
+  /** The index's points as blobs of `w` (null when it has none, or while its lists are being trained). */
+  snapshot(index: string, w: SnapshotWriter): IndexVectorsSnapshot | null {
+    return this.indexes.get(index)?.snapshot(w) ?? null;
+  }
+
+  /** Replaces the index's points with a snapshot's. */
+  restore(index: string, r: SnapshotReader, s: unknown): void {
+    this.indexes.set(index, IndexVectors.restore(r, s as IndexVectorsSnapshot));
+  }
+
   /** Trains the index's IVF now if it is due, in one go. */
   prepare(index: string): void {
     this.indexes.get(index)?.set.prepare();
@@ -89,7 +120,7 @@ export class MemoryVectorIndex implements VectorIndex {
  */
 class IndexVectors {
   // Sampled by document and position: the lists do not depend on the order documents were applied in.
-  readonly set = new VectorSet({ trainOnQuery: false, sampleOrder: (a, b) => compareUids(this.uidOf[a], this.uidOf[b]) || this.ordOf[a] - this.ordOf[b] || this.versionOf[a] - this.versionOf[b] });
+  set = new VectorSet(this.setOptions());
   private uidOf: string[] = [];
   private versionOf = new Float64Array(1024);
   private ordOf = new Int32Array(1024);
@@ -106,6 +137,41 @@ class IndexVectors {
 
   get empty(): boolean {
     return this.docs.size === 0;
+  }
+
+  get documents(): number {
+    return this.docs.size;
+  }
+
+  private setOptions(): ConstructorParameters<typeof VectorSet>[0] {
+    return { trainOnQuery: false, sampleOrder: (a, b) => compareUids(this.uidOf[a], this.uidOf[b]) || this.ordOf[a] - this.ordOf[b] || this.versionOf[a] - this.versionOf[b] };
+  }
+
+  snapshot(w: SnapshotWriter): IndexVectorsSnapshot | null {
+    const set = this.set.snapshot(w);
+    if (!set) return null;
+    const slots = this.uidOf.length;
+    return {
+      uids: [...this.uidOf], versions: w.add(this.versionOf.slice(0, slots)), ords: w.add(this.ordOf.slice(0, slots)), nextSlot: w.add(this.nextSlot.slice(0, slots)),
+      free: [...this.free], docUids: [...this.docs.keys()], docHeads: w.add(Int32Array.from(this.docs.values())), fields: [...this.fieldsOf], set,
+    };
+  }
+
+  static restore(r: SnapshotReader, s: IndexVectorsSnapshot): IndexVectors {
+    const ix = new IndexVectors();
+    ix.uidOf = s.uids;
+    ix.versionOf = r.blob(s.versions, 'f64');
+    ix.ordOf = r.blob(s.ords, 'i32');
+    ix.nextSlot = r.blob(s.nextSlot, 'i32');
+    ix.free = s.free;
+    const heads = r.blob(s.docHeads, 'i32');
+    s.docUids.forEach((uid, i) => ix.docs.set(uid, heads[i]));
+    for (const [slot, fields] of s.fields) {
+      ix.fieldsOf.set(slot, fields);
+      ix.postings.add(slot, fields);
+    }
+    ix.set = VectorSet.restore(r, s.set, ix.setOptions());
+    return ix;
   }
 
   put(p: VectorPoint): void {

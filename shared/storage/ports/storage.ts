@@ -8,6 +8,7 @@ import type { SectionStore } from './section-store.js';
 import type { SessionStore } from './session-store.js';
 import type { SourceStore } from './source-store.js';
 import type { SearchVectors, VectorIndex } from './vector-index.js';
+import type { SnapshotStore } from './snapshot-store.js';
 import type { DiskSpace } from '../disk-guard.js';
 
 export type StorageBackend = 'sqlite' | 'postgres';
@@ -22,6 +23,8 @@ export interface Storage {
   vectors: VectorIndex | null;
   /** The vectors a new search engine reads (and, when followed, fills): each call gives an engine its own. */
   searchVectors(): SearchVectors;
+  /** Where search engines keep their snapshots of indexes; null: none kept (every start replays the store). */
+  snapshots: SnapshotStore | null;
   keys: KeyStore;
   /** Web-app sign-in sessions. */
   sessions: SessionStore;
@@ -38,4 +41,4 @@ export interface Storage {
 }
 
 /** What a backend (SQLite, PostgreSQL) builds; createStorage adds what is chosen across backends. */
-export type BackendStorage = Omit<Storage, 'searchVectors'>;
+export type BackendStorage = Omit<Storage, 'searchVectors' | 'snapshots'>;

@@ -1,3 +1,4 @@
+import type { SnapshotReader, SnapshotWriter } from '../../search/snapshot/snapshot-codec.js';
 import type { DocumentRef } from './document-store.js';
 
 /** Values a vector search can filter on: a document's string, number, boolean and date fields. */
@@ -51,8 +52,14 @@ export interface VectorIndex {
 export interface FollowedVectorIndex extends VectorIndex {
   /** Points held for an index. */
   count(index: string): number;
+  /** Bytes the index's points take here (vectors and their bookkeeping, roughly). */
+  byteLength(index: string): number;
   /** Trains the index's lists if due, handing the event loop over (`pause`) between steps. */
   train(index: string, pause: () => Promise<void>, settled: boolean): Promise<void>;
+  /** The index's points as blobs of `w` and a plain description (null when none, or not now: a training runs). */
+  snapshot(index: string, w: SnapshotWriter): unknown;
+  /** Replaces the index's points with what `snapshot` described. */
+  restore(index: string, r: SnapshotReader, snapshot: unknown): void;
 }
 
 /**

@@ -1,0 +1,129 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * The file format of an engine snapshot: a fixed head, a JSON header, then the typed arrays (blobs)
+ * the header refers to by number, each 8-byte aligned so a reader makes views of them in place, with
+ * no copy (a loaded index's postings are views of the file's bytes until they grow).
+ *
+ *   bytes 0-7    magic "QRYSNAP\n"
+ *   bytes 8-11   format version (u32, little-endian)
+ *   bytes 12-15  header length in bytes (u32)
+ *   bytes 16-19  CRC-32 of everything from byte 24 to the end (u32)
+ *   bytes 20-23  zero
+ *   header       JSON: { blobs: [kind, offset, length][], body } (offsets from the first blob), zero padded to 8
+ *   blobs
+ *
+ * A snapshot that fails any check (magic, version, length, checksum, a blob out of bounds) is
+ * refused with SnapshotFormatError; the engine then loads the index from the store.
+ */
+const MAGIC = Buffer.from('QRYSNAP\n', 'latin1');
+const HEAD = 24;
+/** Bytes checksummed between two turns of the event loop, so a large snapshot never holds requests up. */
+const CRC_SLICE = 8 << 20;
+
+type BlobKind = 'u8' | 'i32' | 'u32' | 'f32' | 'f64';
+export type Blob = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+const CONSTRUCTORS = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f32: Float32Array, f64: Float64Array } as const;
+
+function kindOf(a: Blob): BlobKind {
+  if (a instanceof Uint8Array) return 'u8';
+  if (a instanceof Int32Array) return 'i32';
+  if (a instanceof Uint32Array) return 'u32';
+  if (a instanceof Float32Array) return 'f32';
+  return 'f64';
+}
+
+export class SnapshotFormatError extends Error {}
+
+/** Collects the blobs of a snapshot; `add` returns the number the header refers to a blob by. */
+export class SnapshotWriter {
+  private readonly blobs: Blob[] = [];
+
+  add(blob: Blob): number {
+    this.blobs.push(blob);
+    return this.blobs.length - 1;
+  }
+
+  /** The file's bytes as chunks (views of the blobs, not copies), with the checksum computed in slices between `pause`s. */
+  async encode(format: number, body: unknown, pause: () => Promise<void>): Promise<Uint8Array[]> {
+    const table: [BlobKind, number, number][] = [];
+    let offset = 0;
+    for (const b of this.blobs) {
+      table.push([kindOf(b), offset, b.length]);
+      offset += align(b.byteLength);
+    }
+    const json = Buffer.from(JSON.stringify({ blobs: table, body }), 'utf8');
+    const chunks: Uint8Array[] = [json, new Uint8Array(align(json.length) - json.length)];
+    for (const b of this.blobs) {
+      chunks.push(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+      if (align(b.byteLength) !== b.byteLength) chunks.push(new Uint8Array(align(b.byteLength) - b.byteLength));
+    }
+    let crc = 0;
+    for (const c of chunks) {
+      for (let at = 0; at < c.length; at += CRC_SLICE) {
+        crc = crc32(c.subarray(at, at + CRC_SLICE), crc);
+        await pause();
+      }
+    }
+    const head = Buffer.alloc(HEAD);
+    MAGIC.copy(head, 0);
+    head.writeUInt32LE(format, 8);
+    head.writeUInt32LE(json.length, 12);
+    head.writeUInt32LE(crc >>> 0, 16);
+    return [head, ...chunks];
+  }
+}
+
+/** Reads a snapshot's header and makes views of its blobs. */
+export class SnapshotReader {
+  readonly body: unknown;
+  private readonly table: [BlobKind, number, number][];
+  private readonly bytes: Uint8Array;
+  private readonly base: number;
+
+  private constructor(bytes: Uint8Array, header: { blobs: [BlobKind, number, number][]; body: unknown }, base: number) {
+    this.bytes = bytes;
+    this.table = header.blobs;
+    this.body = header.body;
+    this.base = base;
+  }
+
+  /** Checks the head, the version and the checksum (in slices between `pause`s), then parses the header. */
+  static async open(file: Uint8Array, format: number, pause: () => Promise<void>): Promise<SnapshotReader> {
+    // Views need the blobs aligned in memory: a buffer from Node's small pool may not start at 8.
+    const bytes = file.byteOffset % 8 === 0 ? file : new Uint8Array(file);
+    if (bytes.length < HEAD || !Buffer.from(bytes.buffer, bytes.byteOffset, MAGIC.length).equals(MAGIC)) throw new SnapshotFormatError('not an engine snapshot');
+    const view = new DataView(bytes.buffer, bytes.byteOffset, HEAD);
+    const version = view.getUint32(8, true);
+    if (version !== format) throw new SnapshotFormatError(`format ${version}, this engine reads ${format}`);
+    const headerLength = view.getUint32(12, true);
+    if (HEAD + headerLength > bytes.length) throw new SnapshotFormatError('truncated header');
+    let crc = 0;
+    for (let at = HEAD; at < bytes.length; at += CRC_SLICE) {
+      crc = crc32(bytes.subarray(at, Math.min(at + CRC_SLICE, bytes.length)), crc);
+      await pause();
+    }
+    if (crc >>> 0 !== view.getUint32(16, true)) throw new SnapshotFormatError('checksum mismatch');
+    let header: { blobs: [BlobKind, number, number][]; body: unknown };
+    try {
+      header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + HEAD, headerLength).toString('utf8'));
+    } catch {
+      throw new SnapshotFormatError('unreadable header');
+    }
+    if (!header || !Array.isArray(header.blobs)) throw new SnapshotFormatError('header without blobs');
+    return new SnapshotReader(bytes, header, HEAD + align(headerLength));
+  }
+
+  /** Blob `n` as a view of the file's bytes, checked to be of `kind`. */
+  blob<K extends BlobKind>(n: number, kind: K): InstanceType<(typeof CONSTRUCTORS)[K]> {
+    const entry = this.table[n];
+    if (!entry || entry[0] !== kind) throw new SnapshotFormatError(`blob ${n} is not ${kind}`);
+    const Ctor = CONSTRUCTORS[kind];
+    const [, offset, length] = entry;
+    const start = this.bytes.byteOffset + this.base + offset;
+    if (this.base + offset + length * Ctor.BYTES_PER_ELEMENT > this.bytes.length) throw new SnapshotFormatError(`blob ${n} out of bounds`);
+    return new Ctor(this.bytes.buffer as ArrayBuffer, start, length) as InstanceType<(typeof CONSTRUCTORS)[K]>;
+  }
+}
+
+const align = (n: number) => (n + 7) & ~7;

@@ -1,0 +1,86 @@
+import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SnapshotStore } from '../ports/snapshot-store.js';
+
+const SUFFIX = '.snapshot';
+let writes = 0;
+
+/**
+ * Snapshots as files of one folder (`<data folder>/snapshots/index-<id>.snapshot`). A write goes to a
+ * temporary file, is synced, then renamed over the old one, and the folder is synced: a crash at any
+ * point leaves the previous snapshot or the new one, whole. Temporary files a crash left behind are
+ * removed when the store opens.
+ */
+export class FileSnapshotStore implements SnapshotStore {
+  private ready: Promise<void> | null = null;
+
+  constructor(private readonly dir: string, readonly scope: string) {}
+
+  async read(indexId: number): Promise<Uint8Array | null> {
+    await this.open();
+    try {
+      return await readFile(this.path(indexId));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async write(indexId: number, chunks: readonly Uint8Array[]): Promise<void> {
+    await this.open();
+    const temp = `${this.path(indexId)}.${process.pid}.${++writes}.tmp`;
+    try {
+      const file = await open(temp, 'w', 0o600);
+      try {
+        for (const c of chunks) await file.write(c);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temp, this.path(indexId));
+      await this.syncFolder();
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async remove(indexId: number): Promise<void> {
+    await this.open();
+    await rm(this.path(indexId), { force: true });
+  }
+
+  private path(indexId: number): string {
+    return join(this.dir, `index-${indexId}${SUFFIX}`);
+  }
+
+  private open(): Promise<void> {
+    this.ready ??= (async () => {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      // Another process's write may be under way: only files of processes that are gone are leftovers.
+      for (const name of await readdir(this.dir)) {
+        const pid = /\.(\d+)\.\d+\.tmp$/.exec(name)?.[1];
+        if (pid && !alive(Number(pid))) await rm(join(this.dir, name), { force: true });
+      }
+    })();
+    return this.ready;
+  }
+
+  private async syncFolder(): Promise<void> {
+    const dir = await open(this.dir, 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

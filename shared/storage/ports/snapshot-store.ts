@@ -1,0 +1,17 @@
+/**
+ * Where search engines keep a snapshot of each index they hold (ContentEngine), so a process that
+ * starts loads it instead of replaying the store. A cache: losing it costs a slower start, never an
+ * answer. Snapshots live beside the process that writes them (the data folder), in both modes.
+ */
+export interface SnapshotStore {
+  /**
+   * Names what the snapshots were built from (the store's location): a snapshot written against another
+   * store is not read, even when a data folder is reused.
+   */
+  readonly scope: string;
+  /** The index's last snapshot, or null when there is none. */
+  read(indexId: number): Promise<Uint8Array | null>;
+  /** Replaces the index's snapshot with these bytes, whole or not at all (a crash leaves the previous one). */
+  write(indexId: number, chunks: readonly Uint8Array[]): Promise<void>;
+  remove(indexId: number): Promise<void>;
+}

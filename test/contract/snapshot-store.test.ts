@@ -1,0 +1,56 @@
+// The snapshot store port: what the engine relies on, for every adapter (one today: files in the data folder).
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FileSnapshotStore } from '../../shared/storage/files/file-snapshot-store.js';
+import type { SnapshotStore } from '../../shared/storage/ports/snapshot-store.js';
+
+const adapters: [string, () => { store: SnapshotStore; dir: string }][] = [
+  ['files', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'quarry-snapshot-store-')), 'snapshots');
+    return { store: new FileSnapshotStore(dir, 'test'), dir };
+  }],
+];
+
+describe.each(adapters)('snapshot store: %s', (_name, make) => {
+  it('reads back what was written, null for an index without one, per index', async () => {
+    const { store } = make();
+    expect(await store.read(1)).toBeNull();
+    await store.write(1, [Buffer.from('ab'), new Uint8Array([0, 255]), Buffer.from('cd')]);
+    await store.write(2, [Buffer.from('other')]);
+    expect(Buffer.from((await store.read(1))!)).toEqual(Buffer.concat([Buffer.from('ab'), Buffer.from([0, 255]), Buffer.from('cd')]));
+    expect(Buffer.from((await store.read(2))!).toString()).toBe('other');
+    expect(store.scope).toBe('test');
+  });
+
+  it('a write replaces the previous snapshot whole; remove forgets it, twice is fine', async () => {
+    const { store } = make();
+    await store.write(7, [Buffer.alloc(100_000, 1)]);
+    await store.write(7, [Buffer.from('short')]);
+    expect(Buffer.from((await store.read(7))!).toString()).toBe('short');
+    await store.remove(7);
+    await store.remove(7);
+    expect(await store.read(7)).toBeNull();
+  });
+
+  it('concurrent writes of one index leave one of them whole, never a mix', async () => {
+    const { store } = make();
+    const a = Buffer.alloc(1 << 20, 'a');
+    const b = Buffer.alloc(1 << 19, 'b');
+    await Promise.all([store.write(3, [a]), store.write(3, [b]), store.write(3, [a])]);
+    const got = Buffer.from((await store.read(3))!);
+    expect(got.equals(a) || got.equals(b)).toBe(true);
+  });
+
+  it('files: leaves no temporary files, and clears those of processes that are gone when opened', async () => {
+    const { store, dir } = make();
+    await store.write(1, [Buffer.from('x')]);
+    expect(readdirSync(dir)).toEqual(['index-1.snapshot']);
+    writeFileSync(join(dir, `index-1.snapshot.${2 ** 22 + 3}.9.tmp`), 'partial');
+    writeFileSync(join(dir, `index-1.snapshot.${process.pid}.999.tmp`), 'a write of a live process');
+    const reopened = new FileSnapshotStore(dir, 'test');
+    expect(Buffer.from((await reopened.read(1))!).toString()).toBe('x');
+    expect(readdirSync(dir).sort()).toEqual(['index-1.snapshot', `index-1.snapshot.${process.pid}.999.tmp`]);
+  });
+});
