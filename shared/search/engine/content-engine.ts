@@ -84,6 +84,8 @@ export class ContentEngine {
   private readonly snapshots: SnapshotStore | null;
   /** Per loaded copy, the change-feed position its last snapshot (read or written) covers, and when it was taken. */
   private readonly snapshotAt = new WeakMap<IndexState, { seq: number; at: number }>();
+  /** Copies whose snapshot is being taken: their catch-up waits for it. */
+  private readonly capturing = new WeakMap<IndexState, Promise<void>>();
   /** When each loaded copy was last searched (performance.now()). */
   private readonly lastUsed = new WeakMap<IndexState, number>();
 
@@ -130,8 +132,9 @@ export class ContentEngine {
         state = loaded;
       }
       // A search waits for the changes at most its own time budget; after a large burst it answers from
-      // what is loaded (every document at one consistent version) while the catch-up goes on.
-      if (!(await this.caughtUp(state))) break;
+      // what is loaded (every document at one consistent version) while the catch-up goes on. While a
+      // snapshot is being taken the catch-up waits for it, and so would the search: it answers at once.
+      if (this.capturing.has(state!) || !(await this.caughtUp(state!))) break;
       if (!state.behindFeed) break;
     }
     return state!;
@@ -348,12 +351,23 @@ export class ContentEngine {
     const memory = this.memory ? this.memory.snapshot(state.index.uid, w) : null;
     // Lists being trained cannot be taken now; the next pass tries again.
     if (this.memory && memory === null && this.memory.count(state.index.uid) > 0) return false;
-    const body: SnapshotBody = {
-      indexId: state.index.id, updatedAt: state.index.updatedAt, scope: this.snapshots.scope, vectorModel: this.vectorModel,
-      vectors: this.memory ? 'followed' : 'external', state: state.snapshot(w), memory,
-    };
     const seq = state.seq;
     this.snapshotAt.set(state, { seq, at: Date.now() });
+    // Taking the state hands the event loop over now and then: its catch-up waits meanwhile (searches
+    // answer from what is loaded instead of waiting), so what is taken is the copy at `seq`.
+    let release = () => {};
+    this.capturing.set(state, new Promise<void>((resolve) => (release = resolve)));
+    let taken: IndexStateSnapshot;
+    try {
+      taken = await state.snapshot(w, nextTurn);
+    } finally {
+      this.capturing.delete(state);
+      release();
+    }
+    const body: SnapshotBody = {
+      indexId: state.index.id, updatedAt: state.index.updatedAt, scope: this.snapshots.scope, vectorModel: this.vectorModel,
+      vectors: this.memory ? 'followed' : 'external', state: taken, memory,
+    };
     try {
       const chunks = await w.encode(SNAPSHOT_FORMAT, body, nextTurn);
       await this.snapshots.write(state.index.id, chunks);
@@ -437,6 +451,7 @@ export class ContentEngine {
 
   private async catchUp(state: IndexState): Promise<void> {
     for (let first = true; ; first = false) {
+      await this.capturing.get(state);
       const changes = await this.storage.sections.changesSince(state.index.id, state.seq, CHANGE_BATCH);
       if (changes.length === 0) return;
       // Only when something changed can entries this copy never read have been pruned: one more read then.

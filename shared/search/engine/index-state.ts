@@ -101,15 +101,16 @@ export class IndexState {
   }
 
   /**
-   * Everything this copy holds, as blobs of `w` and plain values, consistent at `seq`: arrays written
-   * only past their end are taken as views, those changed in place are copied.
+   * Everything this copy holds, as blobs of `w` and plain values, consistent at `seq` as long as the
+   * copy is not changed until it returns (ContentEngine holds its catch-up meanwhile): arrays written only
+   * past their end are taken as views, those changed in place are copied.
    */
-  snapshot(w: SnapshotWriter): IndexStateSnapshot {
+  async snapshot(w: SnapshotWriter, pause: () => Promise<void>): Promise<IndexStateSnapshot> {
     const units = this.unitCount;
     const docs = this.docUids.length;
     return {
       seq: this.seq,
-      inverted: this.inverted.snapshot(w),
+      inverted: await this.inverted.snapshot(w, pause),
       pages: this.pages.snapshot(w),
       tokens: this.tokens.snapshot(w, units),
       unitDoc: w.add(this.unitDoc.subarray(0, units)),

@@ -193,50 +193,16 @@ export class InvertedIndex {
   }
 
   /**
-   * The index as blobs of `w`. Arrays that change in place (the live marks) are copied; postings are
-   * appended past what is taken, so views of them stay what they were (a block bound raised later only
-   * loosens, and bounds may be loose).
+   * The index as blobs of `w`, its posting lists concatenated per field, handing the event loop over
+   * (`pause`) every few thousand lists; the caller keeps the index unchanged until it returns.
    */
-  snapshot(w: SnapshotWriter): InvertedIndexSnapshot {
-    return {
-      next: this.next,
-      liveUnits: this.liveUnits,
-      alive: w.add(this.alive.slice(0, this.next)),
-      fields: [...this.fields].map(([name, field]) => {
-        const terms = [...field.terms.keys()];
-        const lists = new Int32Array(terms.length * 5);
-        let postings = 0;
-        let blocks = 0;
-        terms.forEach((t, i) => {
-          const list = field.terms.get(t)!;
-          lists.set([postings, list.length, list.df, list.maxFreq, list.minLength], i * 5);
-          postings += list.length;
-          blocks += blockCount(list.length);
-        });
-        const units = new Int32Array(postings);
-        const freqs = new Int32Array(postings);
-        const blockMaxFreq = new Int32Array(blocks);
-        const blockMinLength = new Int32Array(blocks);
-        let at = 0;
-        let b = 0;
-        for (const t of terms) {
-          const list = field.terms.get(t)!;
-          units.set(list.units.subarray(0, list.length), at);
-          freqs.set(list.freqs.subarray(0, list.length), at);
-          const n = blockCount(list.length);
-          blockMaxFreq.set(list.blockMaxFreq.subarray(0, n), b);
-          blockMinLength.set(list.blockMinLength.subarray(0, n), b);
-          at += list.length;
-          b += n;
-        }
-        return {
-          name, terms, stats: { ...field.stats },
-          lengths: w.add(field.lengths.slice(0, this.next)),
-          lists: w.add(lists), units: w.add(units), freqs: w.add(freqs),
-          blockMaxFreq: w.add(blockMaxFreq), blockMinLength: w.add(blockMinLength),
-        };
-      }),
-    };
+  async snapshot(w: SnapshotWriter, pause: () => Promise<void>): Promise<InvertedIndexSnapshot> {
+    const fields: InvertedIndexSnapshot['fields'] = [];
+    const head = { next: this.next, liveUnits: this.liveUnits, alive: w.add(this.alive.slice(0, this.next)), fields };
+    for (const [name, field] of this.fields) {
+      fields.push(await snapshotField(w, name, field, this.next, pause));
+    }
+    return head;
   }
 
   /** An index from a snapshot; its postings are views of the snapshot's bytes until they grow. */
@@ -277,6 +243,55 @@ export class InvertedIndex {
     }
     return index;
   }
+}
+
+/** Posting lists copied between two turns of the event loop while a snapshot is taken. */
+const PAUSE_EVERY_LISTS = 4096;
+
+/** One field of a snapshot; the index must not change until it returns (ContentEngine freezes it). */
+async function snapshotField(w: SnapshotWriter, name: string, field: FieldIndex, units: number, pause: () => Promise<void>): Promise<InvertedIndexSnapshot['fields'][number]> {
+  const entries = [...field.terms];
+  const terms = entries.map(([t]) => t);
+  const lists = new Int32Array(entries.length * 5);
+  let postings = 0;
+  let blocks = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const list = entries[i][1];
+    lists[i * 5] = postings;
+    lists[i * 5 + 1] = list.length;
+    lists[i * 5 + 2] = list.df;
+    lists[i * 5 + 3] = list.maxFreq;
+    lists[i * 5 + 4] = list.minLength;
+    postings += list.length;
+    blocks += blockCount(list.length);
+  }
+  const unitIds = new Int32Array(postings);
+  const freqs = new Int32Array(postings);
+  const blockMaxFreq = new Int32Array(blocks);
+  const blockMinLength = new Int32Array(blocks);
+  let at = 0;
+  let b = 0;
+  for (let i = 0; i < entries.length; i++) {
+    // Copying the lists takes a while at a million sections: other requests get turns in between.
+    if (i % PAUSE_EVERY_LISTS === PAUSE_EVERY_LISTS - 1) await pause();
+    const list = entries[i][1];
+    // The length as counted above: the caller keeps the index unchanged until this returns, but a list
+    // that grew meanwhile must not shift every list after it.
+    const length = lists[i * 5 + 1];
+    unitIds.set(list.units.subarray(0, length), at);
+    freqs.set(list.freqs.subarray(0, length), at);
+    const n = blockCount(length);
+    blockMaxFreq.set(list.blockMaxFreq.subarray(0, n), b);
+    blockMinLength.set(list.blockMinLength.subarray(0, n), b);
+    at += length;
+    b += n;
+  }
+  return {
+    name, terms, stats: { ...field.stats },
+    lengths: w.add(field.lengths.slice(0, units)),
+    lists: w.add(lists), units: w.add(unitIds), freqs: w.add(freqs),
+    blockMaxFreq: w.add(blockMaxFreq), blockMinLength: w.add(blockMinLength),
+  };
 }
 
 const blockCount = (postings: number) => (postings + BLOCK - 1) >> BLOCK_SHIFT;
