@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 // @ts-expect-error plain-JS launcher shared with `npm start`
@@ -84,6 +84,8 @@ export interface LaunchFigures {
   loadedReportedMs: number | null;
   search: { content: SearchFigures; ui: SearchFigures } | null;
   memory: MemorySnapshot | null;
+  /** The last reading of resident memory while the process ran (every second, and at the end) and its peak (VmHWM) until then. */
+  resident: { rss: number; peak: number } | null;
   snapshot: SnapshotFigures;
   /** Lines the process printed at warn or above (the first 50), crash text included. */
   warnings: string[];
@@ -119,11 +121,21 @@ const contentBody = (index: string, q: Query) =>
 
 const resultCount = (r: Reply) => (JSON.parse(r.body) as { results: unknown[] }).results.length;
 
+/** VmRSS and VmHWM of a live process, from /proc; null once it is gone. */
+function residentOf(pid: number): { rss: number; peak: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return null;
+  }
+}
+
 /** Why the process is gone, in a few words: the heap limit when V8 said so. */
-function deathReason(child: QuarryChild): string {
-  const text = child.lines.join('\n');
-  if (/heap limit|heap out of memory/i.test(text)) return `heap limit (${child.unexpectedExit})`;
-  return child.unexpectedExit ?? 'exited';
+function deathReason(child: QuarryChild, t0: number): string {
+  const how = `${child.proc.signalCode ?? `code ${child.proc.exitCode}`}, ${Math.round((performance.now() - t0) / 1000)} s after launch`;
+  return /heap limit|heap out of memory/i.test(child.lines.join('\n')) ? `heap limit (${how})` : `exited (${how})`;
 }
 
 class LaunchFailed extends Error {}
@@ -144,7 +156,7 @@ export async function measureLaunch(
   const baseUrl = `http://127.0.0.1:${port}`;
   const figures: LaunchFigures = {
     engine: engine.name, commit: engine.commit, sections: folder.sections, start, failed: null,
-    firstAnswerMs: { content: null, ui: null }, loadedMs: null, loadedReportedMs: null, search: null, memory: null,
+    firstAnswerMs: { content: null, ui: null }, loadedMs: null, loadedReportedMs: null, search: null, memory: null, resident: null,
     snapshot: { files: 0, bytes: 0, writeMs: null, lines: [] }, warnings: [],
   };
   const t0 = performance.now();
@@ -176,11 +188,13 @@ export async function measureLaunch(
     },
   });
   s.cleanup.add(`stop ${child.name}`, () => child.stop());
+  // A process that dies leaves no /proc entry to read: its memory is read while it runs.
+  const sampler = setInterval(() => (figures.resident = residentOf(child.pid) ?? figures.resident), 1000);
   const content = makeTarget(baseUrl, { 'x-api-key': s.masterKey }, 2);
   const ui = makeTarget(baseUrl, {}, 2);
   const deadline = t0 + s.timeoutMs;
   const alive = () => {
-    if (child.unexpectedExit) throw new LaunchFailed(deathReason(child));
+    if (child.unexpectedExit) throw new LaunchFailed(deathReason(child, t0));
   };
   const inTime = () => {
     alive();
@@ -216,6 +230,8 @@ export async function measureLaunch(
     figures.failed = err.message;
     s.say(`  FAILED: ${err.message}`);
   } finally {
+    clearInterval(sampler);
+    figures.resident = residentOf(child.pid) ?? figures.resident;
     content.agent.destroy();
     ui.agent.destroy();
     // Gracefully (SIGTERM): an engine may write its snapshot on the way out.

@@ -59,7 +59,7 @@ export function verdicts(all: LaunchFigures[]): Verdict[] {
     if (l.sections === 0) continue;
     const add = (budget: string, value: number | null | undefined, show: (v: number) => string, limit: number, target: string) => {
       const ok = value !== null && value !== undefined && Number.isFinite(value);
-      out.push({ sections: l.sections, engine: l.engine, start: l.start, budget, measured: ok ? show(value) : l.failed ? `failed: ${l.failed}` : 'not measured', target, met: ok && value <= limit });
+      out.push({ sections: l.sections, engine: l.engine, start: l.start, budget, measured: ok ? show(value) : l.failed ? 'launch failed' : 'not measured', target, met: ok && value <= limit });
     };
     const restartedFromSnapshot = all.some((o) => o !== l && o.engine === l.engine && o.sections === l.sections && o.start === 'snapshot');
     if (!(l.start === 'cold' && restartedFromSnapshot)) {
@@ -94,7 +94,7 @@ const SHORT: Record<string, string> = {
 /** One row per launch. */
 export function launchRows(all: LaunchFigures[], checks: Verdict[]): string[][] {
   const rows = [[
-    'sections', 'engine', 'start', 'first answer content / UI', 'indexes loaded', 'heap used', 'RSS', 'heap / section', 'RSS / section',
+    'sections', 'engine', 'start', 'first answer content / UI', 'indexes loaded', 'heap used', 'RSS (peak)', 'heap / section', 'RSS / section',
     'content p50 / p99', 'UI p50 / p99', 'snapshot size / write', 'budgets',
   ]];
   for (const l of all) {
@@ -102,8 +102,10 @@ export function launchRows(all: LaunchFigures[], checks: Verdict[]): string[][] 
     const missed = mine.filter((v) => !v.met).map((v) => SHORT[v.budget] ?? v.budget);
     const budgets = mine.length === 0 ? '—' : missed.length ? `NOT met: ${missed.join(', ')}` : `met (${mine.length})`;
     const engine = `${l.engine} ${l.commit}`;
+    const end = l.resident;
     if (l.failed && !l.search) {
-      rows.push([l.sections.toLocaleString('en'), engine, l.start, `FAILED: ${l.failed}`, secs(l.loadedMs), '—', '—', '—', '—', '—', '—', '—', budgets]);
+      const rss = end ? `${mb(end.rss)} last seen (${mb(end.peak)})` : '—';
+      rows.push([l.sections.toLocaleString('en'), engine, l.start, `FAILED: ${l.failed}`, secs(l.loadedMs), '—', rss, '—', '—', '—', '—', '—', budgets]);
       continue;
     }
     const p = perSection(all, l);
@@ -112,7 +114,7 @@ export function launchRows(all: LaunchFigures[], checks: Verdict[]): string[][] 
     rows.push([
       l.sections.toLocaleString('en'), engine, l.start,
       `${secs(l.firstAnswerMs.content)} / ${secs(l.firstAnswerMs.ui)}`, secs(l.loadedMs),
-      l.memory ? mb(l.memory.heapUsed) : '—', l.memory ? mb(l.memory.vmRss) : '—',
+      l.memory ? mb(l.memory.heapUsed) : '—', l.memory ? `${mb(l.memory.vmRss)}${end ? ` (${mb(end.peak)})` : ''}` : '—',
       p ? kb(p.heapBytes) : '—', p ? kb(p.rssBytes) : '—',
       lat(l.search?.content), lat(l.search?.ui), snap, l.failed ? `FAILED: ${l.failed}` : budgets,
     ]);
