@@ -153,16 +153,21 @@ export interface Stack {
   assertAlive(): void;
 }
 
+/** A redis-server of the bench's own on a free port, its files under `dir`; `cleanup` stops it. */
+export async function startPrivateRedis(dir: string, cleanup: Cleanup): Promise<{ url: string; pid: number }> {
+  const binary = findRedisServer() as string | null;
+  if (!binary) throw new Error(REDIS_HELP as string);
+  const port = await freePort();
+  const redis = await startRedis({ binary, dir, port });
+  cleanup.add('stop redis', () => stopChild(redis, 5000));
+  return { url: `redis://127.0.0.1:${port}`, pid: redis.pid! };
+}
+
 /** A private Redis, the API and one worker, all on fresh temp folders; `extraEnv` on top of the defaults. */
 export async function startStack(root: string, cleanup: Cleanup, extraEnv: Record<string, string> = {}): Promise<Stack> {
   const tmp = mkdtempSync(join(tmpdir(), 'quarry-bench-'));
   cleanup.add('remove temp dir', () => rmSync(tmp, { recursive: true, force: true }));
-  const binary = findRedisServer() as string | null;
-  if (!binary) throw new Error(REDIS_HELP as string);
-  const redisPort = await freePort();
-  const redis = await startRedis({ binary, dir: join(tmp, 'redis'), port: redisPort });
-  cleanup.add('stop redis', () => stopChild(redis, 5000));
-
+  const redis = await startPrivateRedis(join(tmp, 'redis'), cleanup);
   const dataDir = join(tmp, 'data');
   const masterKey = `qb_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
@@ -170,7 +175,7 @@ export async function startStack(root: string, cleanup: Cleanup, extraEnv: Recor
   // QUARRY_API_PROCESSES, which a run states (stack.apiProcesses), to compare one API process with several.
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('QUARRY_') || k === 'QUARRY_API_PROCESSES'));
   Object.assign(env, {
-    QUARRY_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+    QUARRY_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: redis.url,
     QUARRY_MASTER_KEY: masterKey, QUARRY_LOG_LEVEL: 'warn', QUARRY_REDIS_PREFIX: 'bench', ...extraEnv,
   });
   await ensureServer();
@@ -186,7 +191,7 @@ export async function startStack(root: string, cleanup: Cleanup, extraEnv: Recor
   const generator = spawnNode('generator', 'workers/generator-main.ts', root, env);
   cleanup.add('stop generator', () => generator.stop());
   return {
-    baseUrl, masterKey, dataDir, api, apiProcesses, worker, generator, redisPid: redis.pid!,
+    baseUrl, masterKey, dataDir, api, apiProcesses, worker, generator, redisPid: redis.pid,
     assertAlive() {
       for (const c of [api, worker, generator]) {
         if (c.unexpectedExit) throw new Error(`${c.unexpectedExit}; last output:\n${c.lines.slice(-20).join('\n')}`);
@@ -283,6 +288,16 @@ export function cpuMeter(children: Record<string, number>) {
     pct.others = Math.max(0, pct.machine - ours);
     return pct;
   };
+}
+
+/** What the machine was doing before a bench starts (other processes' CPU over `ms`); says so when it is busy. */
+export async function machineBefore(say: (m: string) => void, ms = 2000): Promise<{ loadAvg: number[]; idleCpu: Record<string, number> }> {
+  const loadAvg = os.loadavg();
+  const idle = cpuMeter({});
+  await new Promise((r) => setTimeout(r, ms));
+  const idleCpu = idle();
+  if (idleCpu.others > 25) say(`warning: the machine is already busy (${idleCpu.others}% of one core used by other processes, load ${loadAvg[0].toFixed(2)}); figures will be noisy`);
+  return { loadAvg, idleCpu };
 }
 
 /** Writes a benchmark's JSON beside the others in bench-results/. */

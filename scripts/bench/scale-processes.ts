@@ -20,11 +20,15 @@ export interface QuarryChild extends NodeChild {
 }
 
 /**
- * Starts `node --expose-gc --import tsx --import <memory probe> <script> <args>`; keeps the last
- * 200 output lines (`lines`), the warnings, and notes the ready line.
+ * Starts `node --expose-gc [--import tsx] --import <memory probe> <script> <args>` (tsx for a .ts
+ * script; a compiled .js runs as it is); keeps the last 200 output lines (`lines`), the warnings,
+ * and notes the ready line. `onLine` sees every line as it arrives.
  */
-export function spawnQuarry(o: { name: string; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; readyText?: string }): QuarryChild {
-  const proc = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', probeImport, o.script, ...(o.args ?? [])], {
+export function spawnQuarry(o: {
+  name: string; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; readyText?: string; onLine?: (line: string) => void;
+}): QuarryChild {
+  const loader = o.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const proc = spawn(process.execPath, ['--expose-gc', ...loader, '--import', probeImport, o.script, ...(o.args ?? [])], {
     cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stopping = false;
@@ -36,6 +40,7 @@ export function spawnQuarry(o: { name: string; script: string; args?: string[]; 
     },
   };
   const onLine = (l: string) => {
+    o.onLine?.(l);
     if (o.readyText && l.includes(o.readyText)) child.ready = true;
     child.lines.push(l);
     if (child.lines.length > 200) child.lines.shift();
