@@ -104,9 +104,11 @@ export class ContentSearch {
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
     // Texts and stored fields are not held in memory: read for the results only.
+    // Values of other fields are held for filters: read there unless a text field is asked for.
+    const fromStore = req.fields.some((f) => isTextField(state, f));
     const [sections, stored] = await Promise.all([
       this.engine.sections(state, ranked.map(([, { unit }]) => unit)),
-      req.fields.length ? this.engine.documentFields(state, ranked.map(([uid]) => uid)) : new Map<string, DocumentFields>(),
+      fromStore ? this.engine.documentFields(state, ranked.map(([uid]) => uid)) : heldFields(state, ranked.map(([uid]) => uid), req.fields),
     ]);
     return {
       results: ranked.flatMap(([uid, { score }], i) => {
@@ -182,4 +184,14 @@ export class ContentSearch {
     const phrases = [...query.matchAll(/"([^"]*)"/g)].map((m) => state.analyzer.analyze(m[1])).filter((r) => r.length > 1);
     return { terms: state.analyzer.analyze(query.replace(/"/g, ' ')), phrases };
   }
+}
+
+function isTextField(state: IndexState, field: string): boolean {
+  const type = own(state.index.fields, field)?.type;
+  return type === 'text' || type === 'html';
+}
+
+/** The asked-for fields of these documents as held for filters (none of them a text field). */
+function heldFields(state: IndexState, uids: string[], fields: string[]): Map<string, DocumentFields> {
+  return new Map(uids.map((uid) => [uid, Object.fromEntries(fields.map((f) => [f, state.fieldValue(uid, f)]))]));
 }
