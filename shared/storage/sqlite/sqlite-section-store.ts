@@ -55,11 +55,6 @@ export class SqliteSectionStore implements SectionStore {
       docSectionsBare: db.prepare<[number, string], SectionRowView>(
         `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
       ),
-      // One statement for a search's results (texts are read per search, not held in memory).
-      docsSectionsBare: db.prepare<[string, number], SectionRowView>(
-        `SELECT s.id, s.doc_uid AS uid, s.version, s.ord, s.field, s.title, s.anchor, s.text, s.vector_model AS vectorModel FROM json_each(?) AS u
-           JOIN sections s ON s.index_id = ? AND s.doc_uid = u.value ORDER BY u.key, s.ord`,
-      ),
     };
   }
 
@@ -102,9 +97,7 @@ export class SqliteSectionStore implements SectionStore {
   async sections(indexId: number, uids?: string[], options: { vectors?: boolean } = {}): Promise<SectionView[]> {
     const withVectors = options.vectors !== false;
     const rows = uids
-      ? !withVectors && uids.length > 1
-        ? this.q.docsSectionsBare.all(JSON.stringify(uids), indexId)
-        : uids.flatMap((u) => (withVectors ? this.q.docSections : this.q.docSectionsBare).all(indexId, u))
+      ? uids.flatMap((u) => (withVectors ? this.q.docSections : this.q.docSectionsBare).all(indexId, u))
       : (withVectors ? this.q.allSections : this.q.allSectionsBare).all(indexId);
     return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
   }
