@@ -2,6 +2,7 @@
 // after both change further, and a snapshot is what the structure was when it was taken.
 import { describe, expect, it } from 'vitest';
 import { IndexState } from '../../shared/search/engine/index-state.js';
+import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
 import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
 import { SnapshotFormatError, SnapshotReader, SnapshotWriter } from '../../shared/search/snapshot/snapshot-codec.js';
@@ -115,6 +116,20 @@ describe('engine snapshots, structure by structure', () => {
       await m.deleteOlder('ix', [{ uid: 'd10', version: 5 }, { uid: 'd6500', version: 5 }]);
     }
     expect(await answers(b)).toEqual(await answers(a));
+  });
+
+  it('keeps term frequencies in two bytes until one passes 65,535, then four, in memory and in snapshots', async () => {
+    const index = new InvertedIndex();
+    index.add({ f: ['a', 'a', 'b'] });
+    expect(index.postings('f', 'a')!.freqs).toBeInstanceOf(Uint16Array);
+    index.add({ f: Array.from({ length: 70_000 }, () => 'a') });
+    index.add({ f: ['a'] });
+    const freqs = (ix: InvertedIndex) => [...ix.postings('f', 'a')!.freqs.subarray(0, 3)];
+    expect(freqs(index)).toEqual([2, 70_000, 1]);
+    const { r, body } = await roundTrip((w) => index.snapshot(w, noPause));
+    const restored = InvertedIndex.restore(r, body);
+    expect(freqs(restored)).toEqual([2, 70_000, 1]);
+    expect([...restored.postings('f', 'b')!.freqs.subarray(0, 1)]).toEqual([1]);
   });
 
   it('refuses a snapshot of another format, a damaged one and a truncated one', async () => {

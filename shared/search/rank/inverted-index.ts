@@ -12,7 +12,8 @@ const BLOCK = 1 << BLOCK_SHIFT;
  */
 class PostingList {
   units = new Int32Array(4);
-  freqs = new Int32Array(4);
+  /** Two bytes per posting: a list switches to four once a section holds a term more than 65,535 times. */
+  freqs: Uint16Array | Int32Array = new Uint16Array(4);
   length = 0;
   /** Live postings, the document frequency BM25 needs. */
   df = 0;
@@ -45,11 +46,11 @@ class PostingList {
       if (freq > this.blockMaxFreq[block]) this.blockMaxFreq[block] = freq;
       if (length < this.blockMinLength[block]) this.blockMinLength[block] = length;
     }
-    if (this.length === this.units.length) {
-      const units = new Int32Array(this.length * 2);
+    if (this.length === this.units.length || (freq > 0xffff && this.freqs instanceof Uint16Array)) {
+      const units = new Int32Array(Math.max(4, this.units.length * (this.length === this.units.length ? 2 : 1)));
       units.set(this.units);
       this.units = units;
-      const freqs = new Int32Array(this.length * 2);
+      const freqs = freq > 0xffff || this.freqs instanceof Int32Array ? new Int32Array(units.length) : new Uint16Array(units.length);
       freqs.set(this.freqs);
       this.freqs = freqs;
     }
@@ -97,6 +98,8 @@ export interface InvertedIndexSnapshot {
     lists: number;
     units: number;
     freqs: number;
+    /** Whether freqs are Int32 (some frequency above 65,535) rather than Uint16. */
+    wideFreqs: boolean;
     blockMaxFreq: number;
     blockMinLength: number;
   }[];
@@ -219,7 +222,7 @@ export class InvertedIndex {
       Object.assign(field.stats, f.stats);
       const lists = r.blob(f.lists, 'i32');
       const units = r.blob(f.units, 'i32');
-      const freqs = r.blob(f.freqs, 'i32');
+      const freqs = r.blob(f.freqs, f.wideFreqs ? 'i32' : 'u16');
       const blockMaxFreq = r.blob(f.blockMaxFreq, 'i32');
       const blockMinLength = r.blob(f.blockMinLength, 'i32');
       let b = 0;
@@ -266,7 +269,8 @@ async function snapshotField(w: SnapshotWriter, name: string, field: FieldIndex,
     blocks += blockCount(list.length);
   }
   const unitIds = new Int32Array(postings);
-  const freqs = new Int32Array(postings);
+  const wide = entries.some(([, list]) => list.freqs instanceof Int32Array);
+  const freqs = wide ? new Int32Array(postings) : new Uint16Array(postings);
   const blockMaxFreq = new Int32Array(blocks);
   const blockMinLength = new Int32Array(blocks);
   let at = 0;
@@ -289,7 +293,7 @@ async function snapshotField(w: SnapshotWriter, name: string, field: FieldIndex,
   return {
     name, terms, stats: { ...field.stats },
     lengths: w.add(field.lengths.slice(0, units)),
-    lists: w.add(lists), units: w.add(unitIds), freqs: w.add(freqs),
+    lists: w.add(lists), units: w.add(unitIds), freqs: w.add(freqs), wideFreqs: wide,
     blockMaxFreq: w.add(blockMaxFreq), blockMinLength: w.add(blockMinLength),
   };
 }

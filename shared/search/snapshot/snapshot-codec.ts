@@ -21,12 +21,13 @@ const HEAD = 24;
 /** Bytes checksummed between two turns of the event loop, so a large snapshot never holds requests up. */
 const CRC_SLICE = 8 << 20;
 
-type BlobKind = 'u8' | 'i32' | 'u32' | 'f32' | 'f64';
-export type Blob = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
-const CONSTRUCTORS = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f32: Float32Array, f64: Float64Array } as const;
+type BlobKind = 'u8' | 'u16' | 'i32' | 'u32' | 'f32' | 'f64';
+export type Blob = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+const CONSTRUCTORS = { u8: Uint8Array, u16: Uint16Array, i32: Int32Array, u32: Uint32Array, f32: Float32Array, f64: Float64Array } as const;
 
 function kindOf(a: Blob): BlobKind {
   if (a instanceof Uint8Array) return 'u8';
+  if (a instanceof Uint16Array) return 'u16';
   if (a instanceof Int32Array) return 'i32';
   if (a instanceof Uint32Array) return 'u32';
   if (a instanceof Float32Array) return 'f32';
