@@ -1,8 +1,10 @@
-import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SnapshotStore } from '../ports/snapshot-store.js';
 
 const SUFFIX = '.snapshot';
+/** Bytes asked of the file system per read. */
+const READ_STEP = 64 << 20;
 let writes = 0;
 
 /**
@@ -18,11 +20,25 @@ export class FileSnapshotStore implements SnapshotStore {
 
   async read(indexId: number): Promise<Uint8Array | null> {
     await this.open();
+    let file;
     try {
-      return await readFile(this.path(indexId));
+      file = await open(this.path(indexId), 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
+    }
+    try {
+      // Large reads into one buffer: readFile's small steps took 7 s of waiting for a 1.8 GB snapshot.
+      const { size } = await file.stat();
+      const bytes = new Uint8Array(size);
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await file.read(bytes, at, Math.min(READ_STEP, size - at), at);
+        if (bytesRead === 0) return bytes.subarray(0, at);
+        at += bytesRead;
+      }
+      return bytes;
+    } finally {
+      await file.close();
     }
   }
 
