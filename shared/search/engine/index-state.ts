@@ -6,6 +6,7 @@ import { InvertedIndex, type InvertedIndexSnapshot, type UnitTerms } from '../ra
 import { PageFrequencies, type PageFrequenciesSnapshot } from '../rank/page-frequencies.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { own } from '../../records/own.js';
+import { present } from '../filter/leaf-matchers.js';
 import { grown } from '../grown.js';
 import { UnitTokens, type UnitTokensSnapshot } from './unit-tokens.js';
 
@@ -22,7 +23,6 @@ export interface UnitRef {
 /** Text fields past this many per index stay resident (one bit per field in a 32-bit mask). */
 const MASK_BITS = 31;
 
-const present = (v: unknown) => (Array.isArray(v) ? v : [v]).some((x) => x !== '' && x !== null && x !== undefined);
 
 /**
  * One index, in memory, laid out for size: the inverted index over its sections (units); per unit its

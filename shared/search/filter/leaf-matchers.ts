@@ -12,7 +12,8 @@ export interface LeafHelpers {
 }
 
 const values = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
-const present = (v: unknown) => values(v).some((x) => x !== '' && x !== null);
+/** Whether a stored value counts for `exists` (Solr: a non-empty value). */
+export const present = (v: unknown) => values(v).some((x) => x !== '' && x !== null);
 
 function inRange<T extends string | number>(x: T, r: { lower: T | null; upper: T | null; includeLower: boolean; includeUpper: boolean }) {
   if (r.lower !== null && (r.includeLower ? x < r.lower : x <= r.lower)) return false;

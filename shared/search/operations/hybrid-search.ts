@@ -97,7 +97,11 @@ export class HybridSearch {
   /** The sections of these hits as the store has them, in the same order (null for one deleted since). */
   async sections(hits: readonly HybridHit[]): Promise<(SectionView | null)[]> {
     const byIndex = new Map<IndexState, number[]>();
-    hits.forEach((h, i) => byIndex.set(h.index, [...(byIndex.get(h.index) ?? []), i]));
+    hits.forEach((h, i) => {
+      const at = byIndex.get(h.index);
+      if (at) at.push(i);
+      else byIndex.set(h.index, [i]);
+    });
     const out: (SectionView | null)[] = hits.map(() => null);
     await Promise.all(
       [...byIndex].map(async ([state, at]) => {
