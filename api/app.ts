@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const recorder = new EventRecorder(storage.events, log);
   app.locals.recorder = recorder;
   const embedder = deps.embedder ?? null;
-  const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs, log, config.search.engineMemoryBytes);
+  const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs, log, config.search.engineMemoryBytes, config.search.sectionCacheBytes);
   app.locals.engine = engine;
   const searchInterface = new SearchInterfaceService(storage, engine, embedder, signer, secret, recorder, log, config.learning);
   const searchInterfaceUsage = new SearchInterfaceUsageService(storage, searchInterface, signer, secret, recorder, config.learning);

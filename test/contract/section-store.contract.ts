@@ -51,6 +51,25 @@ export function sectionStoreContract(name: string, make: MakeStorage, features: 
       expect(await s.sections.sections(index, ['d'])).toMatchObject([{ vector: null, vectorModel: null }]);
     });
 
+    it('reads sections at positions, without vectors, leaving out positions it does not have', async () => {
+      await s.sections.publish(index, [item('a', 1, ['a0', 'a1', 'a2']), item('b', 2, ['b0', 'b1']), item('c', 3)], MODEL);
+      const at = await s.sections.sectionsAt(index, [{ uid: 'b', ord: 1 }, { uid: 'a', ord: 2 }, { uid: 'a', ord: 7 }, { uid: 'zz', ord: 0 }]);
+      const byKey = new Map(at.map((x) => [`${x.uid}/${x.ord}`, x]));
+      expect([...byKey.keys()].sort()).toEqual(['a/2', 'b/1']);
+      expect(byKey.get('b/1')).toMatchObject({ version: 2, text: 'b1', title: 'T b1', anchor: 's1', field: 'content', vector: null });
+      expect(byKey.get('a/2')!.text).toBe('a2');
+      expect(await s.sections.sectionsAt(index, [])).toEqual([]);
+      expect(await s.sections.sectionsAt(index + 1, [{ uid: 'a', ord: 0 }])).toEqual([]);
+      // More positions than one statement reads: every one is answered.
+      const many = Array.from({ length: 150 }, (_, i) => item(`m${i}`, 1, [`m${i}-0`, `m${i}-1`]));
+      await s.sections.publish(index, many, MODEL);
+      const read = await s.sections.sectionsAt(index, many.map((m) => ({ uid: m.uid, ord: 1 })));
+      expect(read.map((x) => x.text).sort()).toEqual(many.map((m) => `${m.uid}-1`).sort());
+      // A newer version answers at the same position.
+      await s.sections.publish(index, [item('b', 4, ['new0', 'new1'])], MODEL);
+      expect(await s.sections.sectionsAt(index, [{ uid: 'b', ord: 1 }])).toMatchObject([{ version: 4, text: 'new1' }]);
+    });
+
     it('replaces a document with a newer version only; the same version again is already live', async () => {
       await s.sections.publish(index, [item('a', 5, ['one', 'two'])], MODEL);
       const feed = await s.sections.lastChange(index);

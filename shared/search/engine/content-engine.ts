@@ -7,6 +7,7 @@ import type { IndexRecord } from '../../indexes/index-schema.js';
 import type { SnapshotStore } from '../../storage/ports/snapshot-store.js';
 import { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { IndexState, type IndexStateSnapshot } from './index-state.js';
+import { RecentSections } from './recent-sections.js';
 import { SearchBudget } from './search-budget.js';
 import { SingleFlight } from './single-flight.js';
 
@@ -36,6 +37,8 @@ export const SNAPSHOT_FORMAT = 2;
 const COMPACT_MIN_UNITS = 1000;
 /** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
 const SNAPSHOT_EVERY_MS = 30_000;
+/** QUARRY_ENGINE_SECTION_CACHE_MB's default, in bytes. */
+export const SECTION_CACHE_BYTES = 16 * 2 ** 20;
 
 /** What a snapshot's header says besides the state: written against what, so a stale one is never read. */
 interface SnapshotBody {
@@ -86,6 +89,7 @@ export class ContentEngine {
   private readonly snapshotAt = new WeakMap<IndexState, { seq: number; at: number }>();
   /** Copies whose snapshot is being taken: their catch-up waits for it. */
   private readonly capturing = new WeakMap<IndexState, Promise<void>>();
+  private readonly recent: RecentSections;
   /** When each loaded copy was last searched (performance.now()). */
   private readonly lastUsed = new WeakMap<IndexState, number>();
 
@@ -100,7 +104,10 @@ export class ContentEngine {
     private readonly log: EngineLog | null = null,
     /** QUARRY_ENGINE_MEMORY_MB in bytes: indexes load on first use and the least used are dropped past it; null: all held. */
     private readonly memoryBudget: number | null = null,
+    /** QUARRY_ENGINE_SECTION_CACHE_MB in bytes: the sections returned lately, kept so they are not read again (0: none). */
+    sectionCacheBytes = SECTION_CACHE_BYTES,
   ) {
+    this.recent = new RecentSections(sectionCacheBytes);
     const vectors = storage.searchVectors();
     this.vectors = vectors.index;
     this.memory = vectors.kind === 'followed' ? vectors.index : null;
@@ -193,10 +200,8 @@ export class ContentEngine {
    */
   async sections(state: IndexState, units: readonly number[]): Promise<(SectionView | null)[]> {
     if (units.length === 0) return [];
-    const refs = units.map((u) => state.unitRef(u));
-    const rows = await this.storage.sections.sections(state.index.id, [...new Set(refs.map((r) => r.uid))], { vectors: false });
-    const byKey = new Map(rows.map((s) => [`${s.ord}\u0000${s.uid}`, s]));
-    return refs.map((r) => byKey.get(`${r.ord}\u0000${r.uid}`) ?? null);
+    const indexId = state.index.id;
+    return this.recent.get(indexId, units.map((u) => state.unitRef(u)), (missing) => this.storage.sections.sectionsAt(indexId, missing));
   }
 
   /** The stored fields of these documents, read from the store (only filters' share is held in memory). */

@@ -68,6 +68,12 @@ export interface SectionStore {
    * `vectors: false` leaves the vectors out (they live in an external vector index).
    */
   sections(indexId: number, uids?: string[], options?: { vectors?: boolean }): Promise<SectionView[]>;
+  /**
+   * The live sections at these positions (document and `ord`), without vectors, in any order; a
+   * position the store no longer has is left out. What a search reads for the few results it returns,
+   * in one round trip, instead of every section of each document.
+   */
+  sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]>;
   /** The live version of each of these documents that has one (deleted documents included). */
   liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>>;
   /** Documents published or removed after change `seq`, in order; the feed a search engine tails. */
@@ -78,4 +84,10 @@ export interface SectionStore {
   firstChange(indexId: number): Promise<number>;
   /** Keeps about the newest `keep` changes per index (the newest always stays); returns how many went. */
   pruneChanges(keep: number): Promise<number>;
+}
+
+/** Where a section sits: its document and its position in it. */
+export interface SectionPosition {
+  uid: string;
+  ord: number;
 }

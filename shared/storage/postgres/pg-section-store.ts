@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type {
-  BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionStore, SectionView,
+  BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView,
 } from '../ports/section-store.js';
 import { inTransaction, pgText } from './pg-transaction.js';
 import { fromBytes, toBytes } from './pg-vectors.js';
@@ -147,6 +147,16 @@ export class PgSectionStore implements SectionStore {
       )
       : await this.pool.query<SectionRowView>(`SELECT ${columns} FROM sections s WHERE s.index_id = $1 ORDER BY s.doc_uid, s.ord`, [indexId]);
     return rows.map((r) => ({ ...r, vector: r.vector ? fromBytes(r.vector) : null }));
+  }
+
+  async sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]> {
+    if (at.length === 0) return [];
+    const { rows } = await this.pool.query<SectionRowView>(
+      `SELECT ${COLUMNS} FROM unnest($2::text[], $3::int[]) AS p(uid, ord)
+       JOIN sections s ON s.index_id = $1 AND s.doc_uid = p.uid AND s.ord = p.ord`,
+      [indexId, at.map((p) => p.uid), at.map((p) => p.ord)],
+    );
+    return rows.map((r) => ({ ...r, vector: null }));
   }
 
   async liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>> {

@@ -1,8 +1,11 @@
-import type { BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionStore, SectionView } from '../ports/section-store.js';
+import type { BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView } from '../ports/section-store.js';
 import { immediate, type Db } from './open-database.js';
+import type { Statement } from 'better-sqlite3';
 import { chunkBySections } from '../chunk-by-sections.js';
 
 const MAX_SECTIONS_PER_TRANSACTION = 200;
+/** Positions read by one statement; a statement is prepared once per count up to this. */
+const POSITIONS_PER_STATEMENT = 64;
 
 const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor, text, vector_model AS vectorModel`;
 
@@ -14,6 +17,7 @@ const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor,
  */
 export class SqliteSectionStore implements SectionStore {
   private readonly q;
+  private readonly atStatements = new Map<number, Statement<unknown[], SectionRowView>>();
 
   constructor(private readonly db: Db) {
     this.q = {
@@ -100,6 +104,29 @@ export class SqliteSectionStore implements SectionStore {
       ? uids.flatMap((u) => (withVectors ? this.q.docSections : this.q.docSectionsBare).all(indexId, u))
       : (withVectors ? this.q.allSections : this.q.allSectionsBare).all(indexId);
     return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
+  }
+
+  async sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]> {
+    const out: SectionView[] = [];
+    for (let i = 0; i < at.length; i += POSITIONS_PER_STATEMENT) {
+      const part = at.slice(i, i + POSITIONS_PER_STATEMENT);
+      const params: unknown[] = [indexId];
+      for (const p of part) params.push(p.uid, p.ord);
+      for (const r of this.atStatement(part.length).all(...params)) out.push({ ...r, vector: null });
+    }
+    return out;
+  }
+
+  /** One row-value IN over the document index: a single statement for all the positions. */
+  private atStatement(n: number) {
+    let st = this.atStatements.get(n);
+    if (!st) {
+      st = this.db.prepare<unknown[], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND (doc_uid, ord) IN (VALUES ${Array(n).fill('(?, ?)').join(', ')})`,
+      );
+      this.atStatements.set(n, st);
+    }
+    return st;
   }
 
   async liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>> {
