@@ -71,6 +71,7 @@ export function verdicts(corpora: CorpusRuns[], push: PushFigures | null, rate: 
     }
   }
   add('accepted single PUTs / bare Express route', push?.accept.ratio, `>= ${b.acceptedOverBare}`, (v) => v >= b.acceptedOverBare);
+  add('accept path alone (worker stopped) / bare Express route', push?.accept.alone.ratio, `>= ${b.acceptedOverBare}`, (v) => v >= b.acceptedOverBare);
   add(`204 -> searchable p95 at ${rate} PUT/s`, push?.paced.toSearchableMs.p95, `<= ${b.pacedP95Ms} ms`, (v) => v <= b.pacedP95Ms, ' ms');
   add('batch: documents indexed per second', push?.batch.indexedDocsPerSecond, `>= ${b.batchDocsPerSecond.toLocaleString('en')}`, (v) => v >= b.batchDocsPerSecond);
   return out;

@@ -79,10 +79,22 @@ export async function acceptedUpserts(ctx: Ctx) {
   const quarryRun = await putRun(ctx, ctx.api, putSequence(ctx.corpus, 'bench-accept'), pids);
   const loadEnd = performance.now();
   const drained = await waitDrained(ctx.api, ctx.probe, 'bench-accept', { assertAlive: stack.assertAlive, stallMs: 120_000 });
+  // The accept path alone: the same PUTs with the worker stopped (SIGSTOP), so nothing is indexed or
+  // followed meanwhile and the API's own cost per write shows; the worker then drains the backlog.
+  await createPushIndex(ctx.api, 'bench-accept-alone');
+  process.kill(stack.worker.pid, 'SIGSTOP');
+  let aloneRun: PutRun;
+  try {
+    aloneRun = await putRun(ctx, ctx.api, putSequence(ctx.corpus, 'bench-accept-alone'), pids);
+  } finally {
+    process.kill(stack.worker.pid, 'SIGCONT');
+  }
+  const aloneDrained = await waitDrained(ctx.api, ctx.probe, 'bench-accept-alone', { assertAlive: stack.assertAlive, stallMs: 120_000 });
   return {
     bare: bareRun,
     quarry: quarryRun,
     ratio: round(quarryRun.rps / bareRun.rps, 3),
+    alone: { run: aloneRun, ratio: round(aloneRun.rps / bareRun.rps, 3), indexedAfter: aloneDrained.status.indexed, failedAfter: aloneDrained.status.failed },
     drain: { secondsAfterLoad: round((drained.at - loadEnd) / 1000, 2), status: drained.status },
     statusCall: await statusCost(ctx.api, 'bench-accept'),
   };
