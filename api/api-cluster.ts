@@ -6,6 +6,8 @@ import { createStorage } from '../shared/storage/create-storage.js';
 
 /** Sent by the primary to every API process: stop taking connections, finish what is in flight, exit. */
 export const SHUTDOWN_MESSAGE = 'quarry:shutdown';
+/** The environment variable that tells an API process its slot among QUARRY_API_PROCESSES (set here, not by operators). */
+export const API_SLOT_ENV = 'QUARRY_API_SLOT';
 const REPLACE_AFTER_MS = 1000;
 /** Past each process's own 9.5 s drain limit, so they exit on their own first; `npm start` allows 10 s. */
 const DEADLINE_MS = 9_800;
@@ -28,8 +30,11 @@ export async function superviseApiProcesses(config: Config, log: Logger): Promis
   let stopping = false;
   let failed = false;
 
-  const fork = () => {
-    const w = cluster.fork();
+  // Each process has a slot that its replacement takes over (slot 0 writes the engine's snapshots).
+  const slots = new Map<Worker, number>();
+  const fork = (slot: number) => {
+    const w = cluster.fork({ [API_SLOT_ENV]: String(slot) });
+    slots.set(w, slot);
     live.add(w);
     w.once('listening', () => {
       served = true;
@@ -65,7 +70,9 @@ export async function superviseApiProcesses(config: Config, log: Logger): Promis
       return;
     }
     log.warn({ apiPid: w.process.pid, code, signal }, `an API process exited; starting another in ${REPLACE_AFTER_MS / 1000} s`);
-    setTimeout(() => stopping || fork(), REPLACE_AFTER_MS);
+    const slot = slots.get(w) ?? 0;
+    slots.delete(w);
+    setTimeout(() => stopping || fork(slot), REPLACE_AFTER_MS);
   });
 
   // Further signals change nothing: Ctrl-C under `npm start` reaches this process twice (from the
@@ -73,5 +80,5 @@ export async function superviseApiProcesses(config: Config, log: Logger): Promis
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   log.info({ processes: count }, `starting ${count} API processes (QUARRY_API_PROCESSES)`);
-  for (let i = 0; i < count; i++) fork();
+  for (let i = 0; i < count; i++) fork(i);
 }

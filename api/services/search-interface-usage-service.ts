@@ -2,7 +2,7 @@ import { clientHash } from '../../shared/auth/client-hash.js';
 import { sessionHash } from '../../shared/auth/keyed-hash.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { FeedbackDataError, type FeedbackSigner } from '../../shared/feedback/feedback-token.js';
-import { normalizeQuery } from '../../shared/search/query/normalize-query.js';
+import { Autocomplete } from '../../shared/search/operations/autocomplete.js';
 import type { Storage } from '../../shared/storage/create-storage.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import type { Device } from '../../shared/storage/ports/event-store.js';
@@ -11,6 +11,8 @@ import type { EventRecorder } from './event-recorder.js';
 
 /** Everything of the search interface besides search itself: autocomplete, clicks, support forwards, top questions. */
 export class SearchInterfaceUsageService {
+  private readonly autocompletion: Autocomplete;
+
   constructor(
     private readonly storage: Storage,
     private readonly search: SearchInterfaceService,
@@ -18,7 +20,9 @@ export class SearchInterfaceUsageService {
     private readonly secret: string,
     private readonly recorder: EventRecorder,
     private readonly learning: LearningOptions = { minClients: 3 },
-  ) {}
+  ) {
+    this.autocompletion = new Autocomplete(storage.events);
+  }
 
   /**
    * Suggestions from earlier queries of the configuration. Tool: null when none match, 409 before
@@ -26,20 +30,24 @@ export class SearchInterfaceUsageService {
    */
   async autocomplete(variant: Variant, uid: string, query: string, limit: number) {
     const configuration = await this.search.configuration(variant, uid);
-    const asked = await this.storage.events.queryCount(configuration.uid);
-    if (asked < configuration.autocompleteMinQueries) {
+    const answer = await this.autocompletion.suggest({
+      configurationUid: configuration.uid,
+      minQueries: configuration.autocompleteMinQueries,
+      evidence: { sessions: configuration.autocompleteMinSessions, clients: this.learning.minClients },
+      query,
+      limit,
+    });
+    if (!answer.ready) {
       if (variant === 'ui') return { suggestions: [] };
+      const { asked, needed } = answer;
       throw new AppError(
         'conflict',
-        `Autocomplete needs ${configuration.autocompleteMinQueries} earlier searches for this API Tool and ${asked} ${asked === 1 ? 'exists' : 'exist'} so far; suggestions start once ${configuration.autocompleteMinQueries - asked} more ${configuration.autocompleteMinQueries - asked === 1 ? 'search is' : 'searches are'} recorded`,
-        { needed: configuration.autocompleteMinQueries, existing: asked },
+        `Autocomplete needs ${needed} earlier searches for this API Tool and ${asked} ${asked === 1 ? 'exists' : 'exist'} so far; suggestions start once ${needed - asked} more ${needed - asked === 1 ? 'search is' : 'searches are'} recorded`,
+        { needed, existing: asked },
       );
     }
-    const prefix = normalizeQuery(query);
-    const min = { sessions: configuration.autocompleteMinSessions, clients: this.learning.minClients };
-    const found = prefix ? await this.storage.events.suggestions(configuration.uid, prefix, min, limit) : [];
-    if (variant === 'ui') return { suggestions: found.map((suggestion) => ({ suggestion })) };
-    return { suggestions: found.length ? found : null };
+    if (variant === 'ui') return { suggestions: answer.suggestions.map((suggestion) => ({ suggestion })) };
+    return { suggestions: answer.suggestions.length ? answer.suggestions : null };
   }
 
   /**

@@ -117,6 +117,13 @@ describe('QUARRY_API_PROCESSES=2', () => {
     expect(await waitFor(() => answeredBy(search).size === 2, 5000)).toBe(true);
     expect([...answeredBy(search)].sort()).toEqual(pids);
 
+    // Both follow the index; only one (slot 0) writes its snapshot file, the other would only redo it.
+    const writers = () => new Set(logLines.filter((l) => l.msg === 'index snapshot written').map((l) => l.pid));
+    expect(await waitFor(() => writers().size > 0, 20_000, 100)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(writers().size).toBe(1);
+    expect(pids).toContain([...writers()][0]);
+
     for (let i = 0; i < 6; i++) expect((await fresh('GET', '/healthz')).status).toBe(200);
     const metrics = await fresh('GET', '/metrics');
     expect(metrics.status).toBe(200);

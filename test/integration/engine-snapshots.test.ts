@@ -107,6 +107,19 @@ describe('engine snapshots', () => {
     expect(later.result).toEqual(await answers(writer));
   }, 180_000);
 
+  it('an engine that does not write snapshots (API processes past the first) starts from them and writes none', async () => {
+    const { dir, file } = await writtenSnapshot();
+    const before = readFileSync(file);
+    const { log, lines } = recordingLog();
+    const reader = new ContentEngine(withSnapshots(dir), svc.embedder.id, undefined, log, null, { writesSnapshots: false });
+    const state = (await reader.state('harbour'))!;
+    expect(lines).toContain('index loaded from its snapshot');
+    expect(await reader.saveSnapshot(state, true)).toBe(false);
+    await reader.warmAll();
+    expect(readdirSync(dir)).toEqual([file.slice(dir.length + 1)]);
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
   it('a snapshot engine can write a snapshot of its own that loads the same again', async () => {
     const { dir, writer } = await writtenSnapshot();
     const engine = new ContentEngine(withSnapshots(dir), svc.embedder.id);

@@ -37,6 +37,10 @@ export const SNAPSHOT_FORMAT = 2;
 const COMPACT_MIN_UNITS = 1000;
 /** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
 const SNAPSHOT_EVERY_MS = 30_000;
+/** Passes while requests take more of the event loop than this share leave snapshots for later... */
+const SNAPSHOT_BUSY_SHARE = 0.2;
+/** ...for at most this long. */
+const SNAPSHOT_DEFER_MAX_MS = 5 * 60_000;
 /** QUARRY_ENGINE_SECTION_CACHE_MB's default, in bytes. */
 export const SECTION_CACHE_BYTES = 16 * 2 ** 20;
 
@@ -55,6 +59,16 @@ interface SnapshotBody {
 export interface EngineLog {
   info(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
+}
+
+export interface EngineOptions {
+  /** QUARRY_ENGINE_SECTION_CACHE_MB in bytes: the sections returned lately, kept so they are not read again (0: none). */
+  sectionCacheBytes?: number;
+  /**
+   * Whether this process writes snapshots (default true). The API processes of one data folder read the
+   * same files, so one of them writes them and the others only read (api-cluster.ts's slot 0).
+   */
+  writesSnapshots?: boolean;
 }
 
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
@@ -90,6 +104,7 @@ export class ContentEngine {
   /** Copies whose snapshot is being taken: their catch-up waits for it. */
   private readonly capturing = new WeakMap<IndexState, Promise<void>>();
   private readonly recent: RecentSections;
+  private readonly writesSnapshots: boolean;
   /** When each loaded copy was last searched (performance.now()). */
   private readonly lastUsed = new WeakMap<IndexState, number>();
 
@@ -104,10 +119,10 @@ export class ContentEngine {
     private readonly log: EngineLog | null = null,
     /** QUARRY_ENGINE_MEMORY_MB in bytes: indexes load on first use and the least used are dropped past it; null: all held. */
     private readonly memoryBudget: number | null = null,
-    /** QUARRY_ENGINE_SECTION_CACHE_MB in bytes: the sections returned lately, kept so they are not read again (0: none). */
-    sectionCacheBytes = SECTION_CACHE_BYTES,
+    options: EngineOptions = {},
   ) {
-    this.recent = new RecentSections(sectionCacheBytes);
+    this.recent = new RecentSections(options.sectionCacheBytes ?? SECTION_CACHE_BYTES);
+    this.writesSnapshots = options.writesSnapshots ?? true;
     const vectors = storage.searchVectors();
     this.vectors = vectors.index;
     this.memory = vectors.kind === 'followed' ? vectors.index : null;
@@ -227,7 +242,7 @@ export class ContentEngine {
    * background follower runs it over and over, so what visitors search was loaded and caught up
    * before they came (100,000 documents take seconds), never inside their request.
    */
-  async warmAll(onIndex?: (uid: string, ms: number) => void): Promise<void> {
+  async warmAll(onIndex?: (uid: string, ms: number) => void, options: { snapshots?: boolean } = {}): Promise<void> {
     const listed = await this.storage.indexes.list();
     for (const index of listed) {
       await nextTurn();
@@ -252,7 +267,7 @@ export class ContentEngine {
           this.warmedAt.set(state, units);
           for (const warm of this.warmers) await warm(state);
         }
-        await this.saveSnapshot(state);
+        if (options.snapshots !== false) await this.saveSnapshot(state);
       }
       onIndex?.(index.uid, performance.now() - t0);
     }
@@ -310,6 +325,7 @@ export class ContentEngine {
     let elu = performance.eventLoopUtilization();
     let ownMs = 0;
     let lastPass = performance.now();
+    let lastSnapshotPass = performance.now();
     const pass = async () => {
       // Requests come first: while they keep the event loop busy (accepting a stream of writes), passes
       // wait, at most FOLLOW_DEFER_MAX_MS, and a search catches up on its own meanwhile.
@@ -321,8 +337,12 @@ export class ContentEngine {
       const busy = !first && others > FOLLOW_BUSY_SHARE && performance.now() - lastPass < FOLLOW_DEFER_MAX_MS;
       if (!busy) {
         const started = performance.now();
+        // Taking a snapshot is seconds of work at a large index: it waits while requests take more than
+        // a small share of the loop, up to SNAPSHOT_DEFER_MAX_MS (then the snapshot would grow stale).
+        const snapshots = first || others <= SNAPSHOT_BUSY_SHARE || started - lastSnapshotPass > SNAPSHOT_DEFER_MAX_MS;
+        if (snapshots) lastSnapshotPass = started;
         try {
-          await this.warmAll();
+          await this.warmAll(undefined, { snapshots });
           if (first) onFirstPass?.(performance.now() - t0);
           first = false;
         } catch (err) {
@@ -348,7 +368,7 @@ export class ContentEngine {
    * one was written; a failure is logged, never thrown (the snapshot is a cache).
    */
   async saveSnapshot(state: IndexState, force = false): Promise<boolean> {
-    if (!this.snapshots || state.behindFeed) return false;
+    if (!this.snapshots || !this.writesSnapshots || state.behindFeed) return false;
     const last = this.snapshotAt.get(state);
     if (last && (last.seq === state.seq || (!force && Date.now() - last.at < SNAPSHOT_EVERY_MS))) return false;
     const t0 = performance.now();
