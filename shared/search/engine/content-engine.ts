@@ -37,6 +37,8 @@ export const SNAPSHOT_FORMAT = 2;
 const COMPACT_MIN_UNITS = 1000;
 /** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
 const SNAPSHOT_EVERY_MS = 30_000;
+/** Changes must have paused this long before a snapshot is taken (unless SNAPSHOT_DEFER_MAX_MS passed). */
+const SNAPSHOT_QUIET_MS = 10_000;
 /** Passes while requests take more of the event loop than this share leave snapshots for later... */
 const SNAPSHOT_BUSY_SHARE = 0.2;
 /** ...for at most this long. */
@@ -105,6 +107,8 @@ export class ContentEngine {
   private readonly capturing = new WeakMap<IndexState, Promise<void>>();
   private readonly recent: RecentSections;
   private readonly writesSnapshots: boolean;
+  /** When each loaded copy last applied changes from the feed (performance.now()). */
+  private readonly changedAt = new WeakMap<IndexState, number>();
   /** When each loaded copy was last searched (performance.now()). */
   private readonly lastUsed = new WeakMap<IndexState, number>();
 
@@ -370,7 +374,7 @@ export class ContentEngine {
   async saveSnapshot(state: IndexState, force = false): Promise<boolean> {
     if (!this.snapshots || !this.writesSnapshots || state.behindFeed) return false;
     const last = this.snapshotAt.get(state);
-    if (last && (last.seq === state.seq || (!force && Date.now() - last.at < SNAPSHOT_EVERY_MS))) return false;
+    if (last && (last.seq === state.seq || (!force && !this.snapshotDue(state, last.at)))) return false;
     const t0 = performance.now();
     const w = new SnapshotWriter();
     const memory = this.memory ? this.memory.snapshot(state.index.uid, w) : null;
@@ -403,6 +407,17 @@ export class ContentEngine {
       this.log?.warn({ err, index: state.index.uid }, 'index snapshot not written; the next start loads the index from the store');
       return false;
     }
+  }
+
+  /**
+   * A changed index is snapshotted once its last snapshot is SNAPSHOT_EVERY_MS old and its changes have
+   * paused for SNAPSHOT_QUIET_MS (a burst of writes, and the searches right after it, do not share the
+   * process with a snapshot), or once the last is SNAPSHOT_DEFER_MAX_MS old whatever happens.
+   */
+  private snapshotDue(state: IndexState, lastAt: number): boolean {
+    const age = Date.now() - lastAt;
+    const quietFor = performance.now() - (this.changedAt.get(state) ?? 0);
+    return (age >= SNAPSHOT_EVERY_MS && quietFor >= SNAPSHOT_QUIET_MS) || age >= SNAPSHOT_DEFER_MAX_MS;
   }
 
   /** The index as its snapshot holds it, or null when there is none it can trust (then the store is replayed). */
@@ -492,6 +507,7 @@ export class ContentEngine {
       }
       await this.apply(state, byDoc);
       state.seq = changes[changes.length - 1].seq;
+      this.changedAt.set(state, performance.now());
     }
   }
 
