@@ -70,6 +70,25 @@ export function sectionStoreContract(name: string, make: MakeStorage, features: 
       expect(await s.sections.sectionsAt(index, [{ uid: 'b', ord: 1 }])).toMatchObject([{ version: 4, text: 'new1' }]);
     });
 
+    it('reads sections by id, without vectors, leaving out ids it no longer has', async () => {
+      await s.sections.publish(index, [item('a', 1, ['a0', 'a1']), item('b', 2, ['b0'])], MODEL);
+      const all = await s.sections.sections(index);
+      const id = (uid: string, ord: number) => all.find((x) => x.uid === uid && x.ord === ord)!.id;
+      const read = await s.sections.sectionsById(index, [id('b', 0), id('a', 1)]);
+      expect(read.map((x) => [x.uid, x.ord, x.text, x.vector]).sort()).toEqual([['a', 1, 'a1', null], ['b', 0, 'b0', null]]);
+      expect(read.find((x) => x.uid === 'a')).toMatchObject({ id: id('a', 1), version: 1, title: 'T a1', anchor: 's1', field: 'content' });
+      // Another index's id is not this index's section.
+      expect(await s.sections.sectionsById(index + 1, [id('a', 0)])).toEqual([]);
+      expect(await s.sections.sectionsById(index, [])).toEqual([]);
+      // Published again: the old ids are gone (the engine then reads by position).
+      await s.sections.publish(index, [item('a', 3, ['new0', 'new1'])], MODEL);
+      expect(await s.sections.sectionsById(index, [id('a', 0), id('a', 1)])).toEqual([]);
+      const many = Array.from({ length: 150 }, (_, i) => item(`m${i}`, 1));
+      await s.sections.publish(index, many, MODEL);
+      const ids = (await s.sections.sections(index)).filter((x) => x.uid.startsWith('m')).map((x) => x.id);
+      expect((await s.sections.sectionsById(index, ids)).length).toBe(150);
+    });
+
     it('replaces a document with a newer version only; the same version again is already live', async () => {
       await s.sections.publish(index, [item('a', 5, ['one', 'two'])], MODEL);
       const feed = await s.sections.lastChange(index);

@@ -104,4 +104,25 @@ describe('the content engine on the event loop', () => {
       engine.stopFollowing();
     }
   }, 180_000);
+
+  it('reads a result\'s section by its id, at its position once the document was published again, and none once it is gone', async () => {
+    // An index of its own: the sections below change behind the pipeline's back.
+    expect((await svc.call('POST', '/v1/admin/indexes', { uid: 'moved' })).status).toBe(201);
+    const two = docs('plums').slice(5, 7);
+    expect((await svc.call('POST', '/v2/indexes/moved/documents', { documents: two })).status).toBe(200);
+    expect(await waitFor(async () => (await svc.call('GET', '/v2/indexes/moved/status')).body.indexed === 2, 60_000)).toBe(true);
+    const engine = new ContentEngine({ ...svc.storage, snapshots: null }, null, 5000, null, null, { sectionCacheBytes: 0 });
+    const state = (await engine.state('moved'))!;
+    const [unit] = state.unitsOf('d5');
+    const [gone] = state.unitsOf('d6');
+    const before = await engine.sections(state, [unit, gone]);
+    expect(before.map((x) => x?.text)).toEqual([expect.stringContaining('Paragraph 5 about'), expect.stringContaining('Paragraph 6 about')]);
+    // Published again and removed behind the engine's back (this copy is not caught up): new ids, no ids.
+    const v = state.unitRef(unit).version;
+    const row = { ord: 0, field: 'content', title: 'Document 5', anchor: null, text: 'Paragraph 5 rewritten', hash: 'h:rewritten', vector: null };
+    await svc.storage.sections.publish(state.index.id, [{ uid: 'd5', version: v + 100, sections: [row] }, { uid: 'd6', version: v + 100, sections: null }], 'none');
+    const after = await engine.sections(state, [unit, gone]);
+    expect(after[0]).toMatchObject({ uid: 'd5', ord: 0, version: v + 100, text: 'Paragraph 5 rewritten' });
+    expect(after[1]).toBeNull();
+  }, 60_000);
 });

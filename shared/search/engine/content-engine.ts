@@ -32,7 +32,7 @@ const FOLLOW_DEFER_MAX_MS = 10_000;
 export const WARM_QUERIES = 8;
 
 /** The layout of engine snapshots: raise it with any change to what a snapshot holds or means. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 /** Below this many units an index is never loaded afresh just to drop dead units. */
 const COMPACT_MIN_UNITS = 1000;
 /** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
@@ -220,7 +220,14 @@ export class ContentEngine {
   async sections(state: IndexState, units: readonly number[]): Promise<(SectionView | null)[]> {
     if (units.length === 0) return [];
     const indexId = state.index.id;
-    return this.recent.get(indexId, units.map((u) => state.unitRef(u)), (missing) => this.storage.sections.sectionsAt(indexId, missing));
+    return this.recent.get(indexId, units.map((u) => state.unitRef(u)), async (missing) => {
+      // By id first; a document published again since it was loaded has new ids: read at its positions.
+      const rows = await this.storage.sections.sectionsById(indexId, missing.map((r) => r.section));
+      if (rows.length === missing.length) return rows;
+      const found = new Set(rows.map((r) => r.id));
+      const moved = missing.filter((r) => !found.has(r.section));
+      return [...rows, ...(await this.storage.sections.sectionsAt(indexId, moved))];
+    });
   }
 
   /** The stored fields of these documents, read from the store (only filters' share is held in memory). */

@@ -74,6 +74,11 @@ export interface SectionStore {
    * in one round trip, instead of every section of each document.
    */
   sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]>;
+  /**
+   * The live sections of an index with these ids (`SectionView.id`), without vectors, in any order; an
+   * id the store no longer has (its document was published again since, or removed) is left out.
+   */
+  sectionsById(indexId: number, ids: readonly number[]): Promise<SectionView[]>;
   /** The live version of each of these documents that has one (deleted documents included). */
   liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>>;
   /** Documents published or removed after change `seq`, in order; the feed a search engine tails. */

@@ -159,6 +159,15 @@ export class PgSectionStore implements SectionStore {
     return rows.map((r) => ({ ...r, vector: null }));
   }
 
+  async sectionsById(indexId: number, ids: readonly number[]): Promise<SectionView[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<SectionRowView>(
+      `SELECT ${COLUMNS} FROM sections s WHERE s.id = ANY($2::bigint[]) AND s.index_id = $1`,
+      [indexId, ids],
+    );
+    return rows.map((r) => ({ ...r, vector: null }));
+  }
+
   async liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>> {
     if (uids.length === 0) return new Map();
     const { rows } = await this.pool.query<{ uid: string; version: number }>(

@@ -18,6 +18,7 @@ const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor,
 export class SqliteSectionStore implements SectionStore {
   private readonly q;
   private readonly atStatements = new Map<number, Statement<unknown[], SectionRowView>>();
+  private readonly byIdStatements = new Map<number, Statement<unknown[], SectionRowView>>();
 
   constructor(private readonly db: Db) {
     this.q = {
@@ -113,6 +114,21 @@ export class SqliteSectionStore implements SectionStore {
       const params: unknown[] = [indexId];
       for (const p of part) params.push(p.uid, p.ord);
       for (const r of this.atStatement(part.length).all(...params)) out.push({ ...r, vector: null });
+    }
+    return out;
+  }
+
+  async sectionsById(indexId: number, ids: readonly number[]): Promise<SectionView[]> {
+    const out: SectionView[] = [];
+    for (let i = 0; i < ids.length; i += POSITIONS_PER_STATEMENT) {
+      const part = ids.slice(i, i + POSITIONS_PER_STATEMENT);
+      let st = this.byIdStatements.get(part.length);
+      if (!st) {
+        // By rowid: one B-tree lookup per section, where a position needs the document index first.
+        st = this.db.prepare<unknown[], SectionRowView>(`SELECT ${SECTION_COLUMNS} FROM sections WHERE id IN (${Array(part.length).fill('?').join(', ')}) AND index_id = ?`);
+        this.byIdStatements.set(part.length, st);
+      }
+      for (const r of st.all(...part, indexId)) out.push({ ...r, vector: null });
     }
     return out;
   }
