@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -60,7 +59,6 @@ import { SearchInterfaceService } from './services/search-interface-service.js';
 import { SearchInterfaceUsageService } from './services/search-interface-usage-service.js';
 import { SearchInterfaceAnswerService } from './services/search-interface-answer-service.js';
 import { GenerationClient } from './services/generation-client.js';
-import { API_SLOT_ENV } from './api-cluster.js';
 import { createGenerationQueue, GENERATION_QUEUE } from '../shared/generation/generation-queue.js';
 
 /** Search-interface and sign-in bodies: a few short fields (feedback_data, the largest, is at most 8 KB). */
@@ -136,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs, log, config.search.engineMemoryBytes, {
     sectionCacheBytes: config.search.sectionCacheBytes,
     // The API processes of a data folder share its snapshot files: the first slot writes them.
-    writesSnapshots: cluster.isPrimary || process.env[API_SLOT_ENV] === '0',
+    writesSnapshots: config.http.slot === null || config.http.slot === 0,
   });
   app.locals.engine = engine;
   const searchInterface = new SearchInterfaceService(storage, engine, embedder, signer, secret, recorder, log, config.learning);

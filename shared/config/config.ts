@@ -42,6 +42,8 @@ const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   QUARRY_API_PROCESSES: int(1, 256).default(DEFAULT_API_PROCESSES),
+  // Set by the API's primary for each process it starts (api-cluster.ts), not by operators.
+  QUARRY_API_SLOT: int(0, 255).optional(),
   QUARRY_DATA_DIR: z.string().min(1).default('./data'),
   REDIS_URL: z.string().url().optional(),
   QUARRY_REDIS_PREFIX: z
@@ -140,6 +142,8 @@ function buildConfig(e: z.output<typeof envSchema>) {
       widgetDir: e.QUARRY_WIDGET_DIR ? resolve(e.QUARRY_WIDGET_DIR) : resolve(projectRoot(), 'widget/dist'),
       /** API processes sharing the port (node:cluster); 1 runs the API in the started process itself. */
       processes: e.QUARRY_API_PROCESSES,
+      /** This process's slot among QUARRY_API_PROCESSES (null: the API runs in one process); slot 0 writes the engine's snapshots. */
+      slot: e.QUARRY_API_SLOT ?? null,
     },
     /** Indexes the deployment may hold; creating one more is a 409 (keys with write create indexes). */
     limits: { maxIndexes: e.QUARRY_MAX_INDEXES },
