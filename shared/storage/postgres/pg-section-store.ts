@@ -162,7 +162,9 @@ export class PgSectionStore implements SectionStore {
   async sectionsById(indexId: number, ids: readonly number[]): Promise<SectionView[]> {
     if (ids.length === 0) return [];
     const { rows } = await this.pool.query<SectionRowView>(
-      `SELECT ${COLUMNS} FROM sections s WHERE s.id = ANY($2::bigint[]) AND s.index_id = $1`,
+      // `+ 0` keeps the planner on the primary key (not the document index's index_id prefix, which covers
+      // all of an index's sections) whatever its statistics say.
+      `SELECT ${COLUMNS} FROM sections s WHERE s.id = ANY($2::bigint[]) AND s.index_id + 0 = $1`,
       [indexId, ids],
     );
     return rows.map((r) => ({ ...r, vector: null }));

@@ -124,8 +124,7 @@ export class SqliteSectionStore implements SectionStore {
       const part = ids.slice(i, i + POSITIONS_PER_STATEMENT);
       let st = this.byIdStatements.get(part.length);
       if (!st) {
-        // By rowid: one B-tree lookup per section, where a position needs the document index first.
-        st = this.db.prepare<unknown[], SectionRowView>(`SELECT ${SECTION_COLUMNS} FROM sections WHERE id IN (${Array(part.length).fill('?').join(', ')}) AND index_id = ?`);
+        st = this.db.prepare<unknown[], SectionRowView>(sectionsByIdSql(part.length));
         this.byIdStatements.set(part.length, st);
       }
       for (const r of st.all(...part, indexId)) out.push({ ...r, vector: null });
@@ -179,6 +178,14 @@ export class SqliteSectionStore implements SectionStore {
     return found;
   }
 }
+
+/**
+ * By rowid: one B-tree lookup per section, where a position needs the document index first. The unary +
+ * keeps the planner off the document index: without statistics it would scan all of an index's sections
+ * for `index_id = ?` and test each id, a search's cost growing with the corpus.
+ */
+export const sectionsByIdSql = (n: number) =>
+  `SELECT ${SECTION_COLUMNS} FROM sections WHERE id IN (${Array(n).fill('?').join(', ')}) AND +index_id = ?`;
 
 type SectionRowView = Omit<SectionView, 'vector'> & { vector?: Buffer | null };
 
