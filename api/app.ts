@@ -132,7 +132,6 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.locals.recorder = recorder;
   const embedder = deps.embedder ?? null;
   const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs, log, config.search.engineMemoryBytes, {
-    sectionCacheBytes: config.search.sectionCacheBytes,
     // The API processes of a data folder share its snapshot files: the first slot writes them.
     writesSnapshots: config.http.slot === null || config.http.slot === 0,
   });

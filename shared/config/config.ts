@@ -67,7 +67,6 @@ const envSchema = z.object({
   QUARRY_MAX_INDEXES: int(1, 1_000_000).default(1000),
   QUARRY_SEARCH_TIMEOUT_MS: int(10, 600_000).default(5000),
   QUARRY_ENGINE_MEMORY_MB: int(1, 10_000_000).optional(),
-  QUARRY_ENGINE_SECTION_CACHE_MB: int(0, 100_000).default(16),
   QUARRY_REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(120),
   QUARRY_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   QUARRY_LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
@@ -152,8 +151,6 @@ function buildConfig(e: z.output<typeof envSchema>) {
       timeoutMs: e.QUARRY_SEARCH_TIMEOUT_MS,
       /** Memory the loaded indexes of an API process may take; past it the least used are dropped (null: no limit, all loaded at start). */
       engineMemoryBytes: e.QUARRY_ENGINE_MEMORY_MB === undefined ? null : e.QUARRY_ENGINE_MEMORY_MB * 2 ** 20,
-      /** Sections returned lately, kept per API process so showing them again reads nothing (0: none). */
-      sectionCacheBytes: e.QUARRY_ENGINE_SECTION_CACHE_MB * 2 ** 20,
     },
     rateLimit: { client: e.QUARRY_RATE_LIMIT_CLIENT, uid: e.QUARRY_RATE_LIMIT_UID },
     /** Distinct client addresses (networks) behind a query before it is suggested, behind clicks before they lift a result. */

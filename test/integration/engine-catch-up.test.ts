@@ -111,7 +111,7 @@ describe('the content engine on the event loop', () => {
     const two = docs('plums').slice(5, 7);
     expect((await svc.call('POST', '/v2/indexes/moved/documents', { documents: two })).status).toBe(200);
     expect(await waitFor(async () => (await svc.call('GET', '/v2/indexes/moved/status')).body.indexed === 2, 60_000)).toBe(true);
-    const engine = new ContentEngine({ ...svc.storage, snapshots: null }, null, 5000, null, null, { sectionCacheBytes: 0 });
+    const engine = new ContentEngine({ ...svc.storage, snapshots: null }, null, 5000);
     const state = (await engine.state('moved'))!;
     const [unit] = state.unitsOf('d5');
     const [gone] = state.unitsOf('d6');

@@ -7,7 +7,6 @@ import type { IndexRecord } from '../../indexes/index-schema.js';
 import type { SnapshotStore } from '../../storage/ports/snapshot-store.js';
 import { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { IndexState, type IndexStateSnapshot } from './index-state.js';
-import { RecentSections } from './recent-sections.js';
 import { SearchBudget } from './search-budget.js';
 import { SingleFlight } from './single-flight.js';
 
@@ -43,8 +42,7 @@ const SNAPSHOT_QUIET_MS = 10_000;
 const SNAPSHOT_BUSY_SHARE = 0.2;
 /** ...for at most this long. */
 const SNAPSHOT_DEFER_MAX_MS = 5 * 60_000;
-/** QUARRY_ENGINE_SECTION_CACHE_MB's default, in bytes. */
-export const SECTION_CACHE_BYTES = 16 * 2 ** 20;
+
 
 /** What a snapshot's header says besides the state: written against what, so a stale one is never read. */
 interface SnapshotBody {
@@ -64,8 +62,6 @@ export interface EngineLog {
 }
 
 export interface EngineOptions {
-  /** QUARRY_ENGINE_SECTION_CACHE_MB in bytes: the sections returned lately, kept so they are not read again (0: none). */
-  sectionCacheBytes?: number;
   /**
    * Whether this process writes snapshots (default true). The API processes of one data folder read the
    * same files, so one of them writes them and the others only read (api-cluster.ts's slot 0).
@@ -105,7 +101,6 @@ export class ContentEngine {
   private readonly snapshotAt = new WeakMap<IndexState, { seq: number; at: number }>();
   /** Copies whose snapshot is being taken: their catch-up waits for it. */
   private readonly capturing = new WeakMap<IndexState, Promise<void>>();
-  private readonly recent: RecentSections;
   private readonly writesSnapshots: boolean;
   /** When each loaded copy last applied changes from the feed (performance.now()). */
   private readonly changedAt = new WeakMap<IndexState, number>();
@@ -125,7 +120,6 @@ export class ContentEngine {
     private readonly memoryBudget: number | null = null,
     options: EngineOptions = {},
   ) {
-    this.recent = new RecentSections(options.sectionCacheBytes ?? SECTION_CACHE_BYTES);
     this.writesSnapshots = options.writesSnapshots ?? true;
     const vectors = storage.searchVectors();
     this.vectors = vectors.index;
@@ -220,14 +214,15 @@ export class ContentEngine {
   async sections(state: IndexState, units: readonly number[]): Promise<(SectionView | null)[]> {
     if (units.length === 0) return [];
     const indexId = state.index.id;
-    return this.recent.get(indexId, units.map((u) => state.unitRef(u)), async (missing) => {
-      // By id first; a document published again since it was loaded has new ids: read at its positions.
-      const rows = await this.storage.sections.sectionsById(indexId, missing.map((r) => r.section));
-      if (rows.length === missing.length) return rows;
+    const refs = units.map((u) => state.unitRef(u));
+    // By id first; a document published again since it was loaded has new ids: read at its positions.
+    let rows = await this.storage.sections.sectionsById(indexId, refs.map((r) => r.section));
+    if (rows.length < refs.length) {
       const found = new Set(rows.map((r) => r.id));
-      const moved = missing.filter((r) => !found.has(r.section));
-      return [...rows, ...(await this.storage.sections.sectionsAt(indexId, moved))];
-    });
+      rows = [...rows, ...(await this.storage.sections.sectionsAt(indexId, refs.filter((r) => !found.has(r.section))))];
+    }
+    const byPosition = new Map(rows.map((r) => [`${r.ord}\u0000${r.uid}`, r]));
+    return refs.map((r) => byPosition.get(`${r.ord}\u0000${r.uid}`) ?? null);
   }
 
   /** The stored fields of these documents, read from the store (only filters' share is held in memory). */
