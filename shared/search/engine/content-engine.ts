@@ -38,11 +38,10 @@ const COMPACT_MIN_UNITS = 1000;
 const SNAPSHOT_EVERY_MS = 30_000;
 /** Changes must have paused this long before a snapshot is taken (unless SNAPSHOT_DEFER_MAX_MS passed). */
 const SNAPSHOT_QUIET_MS = 10_000;
-/** Passes while requests take more of the event loop than this share leave snapshots for later... */
+/** While requests take more of the event loop than this share, snapshots wait (unless SNAPSHOT_DEFER_MAX_MS passed)... */
 const SNAPSHOT_BUSY_SHARE = 0.2;
-/** ...for at most this long. */
+/** ...and a changed index is snapshotted at the latest this long after its last snapshot. */
 const SNAPSHOT_DEFER_MAX_MS = 5 * 60_000;
-
 
 /** What a snapshot's header says besides the state: written against what, so a stale one is never read. */
 interface SnapshotBody {
@@ -104,6 +103,8 @@ export class ContentEngine {
   private readonly writesSnapshots: boolean;
   /** When each loaded copy last applied changes from the feed (performance.now()). */
   private readonly changedAt = new WeakMap<IndexState, number>();
+  /** Whether requests took more than SNAPSHOT_BUSY_SHARE of the event loop since the follower's previous pass. */
+  private requestsBusy = false;
   /** When each loaded copy was last searched (performance.now()). */
   private readonly lastUsed = new WeakMap<IndexState, number>();
 
@@ -248,7 +249,7 @@ export class ContentEngine {
    * background follower runs it over and over, so what visitors search was loaded and caught up
    * before they came (100,000 documents take seconds), never inside their request.
    */
-  async warmAll(onIndex?: (uid: string, ms: number) => void, options: { snapshots?: boolean } = {}): Promise<void> {
+  async warmAll(onIndex?: (uid: string, ms: number) => void): Promise<void> {
     const listed = await this.storage.indexes.list();
     for (const index of listed) {
       await nextTurn();
@@ -273,7 +274,7 @@ export class ContentEngine {
           this.warmedAt.set(state, units);
           for (const warm of this.warmers) await warm(state);
         }
-        if (options.snapshots !== false) await this.saveSnapshot(state);
+        await this.saveSnapshot(state);
       }
       onIndex?.(index.uid, performance.now() - t0);
     }
@@ -331,7 +332,6 @@ export class ContentEngine {
     let elu = performance.eventLoopUtilization();
     let ownMs = 0;
     let lastPass = performance.now();
-    let lastSnapshotPass = performance.now();
     const pass = async () => {
       // Requests come first: while they keep the event loop busy (accepting a stream of writes), passes
       // wait, at most FOLLOW_DEFER_MAX_MS, and a search catches up on its own meanwhile.
@@ -343,12 +343,9 @@ export class ContentEngine {
       const busy = !first && others > FOLLOW_BUSY_SHARE && performance.now() - lastPass < FOLLOW_DEFER_MAX_MS;
       if (!busy) {
         const started = performance.now();
-        // Taking a snapshot is seconds of work at a large index: it waits while requests take more than
-        // a small share of the loop, up to SNAPSHOT_DEFER_MAX_MS (then the snapshot would grow stale).
-        const snapshots = first || others <= SNAPSHOT_BUSY_SHARE || started - lastSnapshotPass > SNAPSHOT_DEFER_MAX_MS;
-        if (snapshots) lastSnapshotPass = started;
+        this.requestsBusy = others > SNAPSHOT_BUSY_SHARE;
         try {
-          await this.warmAll(undefined, { snapshots });
+          await this.warmAll();
           if (first) onFirstPass?.(performance.now() - t0);
           first = false;
         } catch (err) {
@@ -412,14 +409,15 @@ export class ContentEngine {
   }
 
   /**
-   * A changed index is snapshotted once its last snapshot is SNAPSHOT_EVERY_MS old and its changes have
-   * paused for SNAPSHOT_QUIET_MS (a burst of writes, and the searches right after it, do not share the
-   * process with a snapshot), or once the last is SNAPSHOT_DEFER_MAX_MS old whatever happens.
+   * A changed index is snapshotted once its last snapshot is SNAPSHOT_EVERY_MS old, its changes have
+   * paused for SNAPSHOT_QUIET_MS and requests leave the event loop mostly idle (taking one is seconds of
+   * work at a large index: a burst of writes, and the searches right after it, do not share the process
+   * with it), or once the last is SNAPSHOT_DEFER_MAX_MS old whatever happens.
    */
   private snapshotDue(state: IndexState, lastAt: number): boolean {
     const age = Date.now() - lastAt;
     const quietFor = performance.now() - (this.changedAt.get(state) ?? 0);
-    return (age >= SNAPSHOT_EVERY_MS && quietFor >= SNAPSHOT_QUIET_MS) || age >= SNAPSHOT_DEFER_MAX_MS;
+    return (age >= SNAPSHOT_EVERY_MS && quietFor >= SNAPSHOT_QUIET_MS && !this.requestsBusy) || age >= SNAPSHOT_DEFER_MAX_MS;
   }
 
   /** The index as its snapshot holds it, or null when there is none it can trust (then the store is replayed). */

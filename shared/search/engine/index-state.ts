@@ -25,7 +25,6 @@ export interface UnitRef {
 /** Text fields past this many per index stay resident (one bit per field in a 32-bit mask). */
 const MASK_BITS = 31;
 
-
 /**
  * One index, in memory, laid out for size: the inverted index over its sections (units); per unit its
  * document, version and position in typed arrays and its analysed tokens in a packed buffer

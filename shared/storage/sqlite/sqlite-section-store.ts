@@ -17,8 +17,8 @@ const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor,
  */
 export class SqliteSectionStore implements SectionStore {
   private readonly q;
-  private readonly atStatements = new Map<number, Statement<unknown[], SectionRowView>>();
-  private readonly byIdStatements = new Map<number, Statement<unknown[], SectionRowView>>();
+  /** Statements prepared per SQL builder and count of positions or ids read. */
+  private readonly prepared = new Map<(n: number) => string, Map<number, Statement<unknown[], SectionRowView>>>();
 
   constructor(private readonly db: Db) {
     this.q = {
@@ -108,40 +108,25 @@ export class SqliteSectionStore implements SectionStore {
   }
 
   async sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]> {
-    const out: SectionView[] = [];
-    for (let i = 0; i < at.length; i += POSITIONS_PER_STATEMENT) {
-      const part = at.slice(i, i + POSITIONS_PER_STATEMENT);
-      const params: unknown[] = [indexId];
-      for (const p of part) params.push(p.uid, p.ord);
-      for (const r of this.atStatement(part.length).all(...params)) out.push({ ...r, vector: null });
-    }
-    return out;
+    return this.readInParts(at, sectionsAtSql, (part) => [indexId, ...part.flatMap((p) => [p.uid, p.ord])]);
   }
 
   async sectionsById(indexId: number, ids: readonly number[]): Promise<SectionView[]> {
-    const out: SectionView[] = [];
-    for (let i = 0; i < ids.length; i += POSITIONS_PER_STATEMENT) {
-      const part = ids.slice(i, i + POSITIONS_PER_STATEMENT);
-      let st = this.byIdStatements.get(part.length);
-      if (!st) {
-        st = this.db.prepare<unknown[], SectionRowView>(sectionsByIdSql(part.length));
-        this.byIdStatements.set(part.length, st);
-      }
-      for (const r of st.all(...part, indexId)) out.push({ ...r, vector: null });
-    }
-    return out;
+    return this.readInParts(ids, sectionsByIdSql, (part) => [...part, indexId]);
   }
 
-  /** One row-value IN over the document index: a single statement for all the positions. */
-  private atStatement(n: number) {
-    let st = this.atStatements.get(n);
-    if (!st) {
-      st = this.db.prepare<unknown[], SectionRowView>(
-        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND (doc_uid, ord) IN (VALUES ${Array(n).fill('(?, ?)').join(', ')})`,
-      );
-      this.atStatements.set(n, st);
+  /** Reads `items` POSITIONS_PER_STATEMENT at a time, with a statement prepared once per count. */
+  private readInParts<T>(items: readonly T[], sql: (n: number) => string, params: (part: readonly T[]) => unknown[]): SectionView[] {
+    const out: SectionView[] = [];
+    for (let i = 0; i < items.length; i += POSITIONS_PER_STATEMENT) {
+      const part = items.slice(i, i + POSITIONS_PER_STATEMENT);
+      let byCount = this.prepared.get(sql);
+      if (!byCount) this.prepared.set(sql, (byCount = new Map()));
+      let st = byCount.get(part.length);
+      if (!st) byCount.set(part.length, (st = this.db.prepare<unknown[], SectionRowView>(sql(part.length))));
+      for (const r of st.all(...params(part))) out.push({ ...r, vector: null });
     }
-    return st;
+    return out;
   }
 
   async liveVersions(indexId: number, uids: string[]): Promise<Map<string, number>> {
@@ -178,6 +163,10 @@ export class SqliteSectionStore implements SectionStore {
     return found;
   }
 }
+
+/** One row-value IN over the document index. */
+const sectionsAtSql = (n: number) =>
+  `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND (doc_uid, ord) IN (VALUES ${Array(n).fill('(?, ?)').join(', ')})`;
 
 /**
  * By rowid: one B-tree lookup per section, where a position needs the document index first. The unary +
