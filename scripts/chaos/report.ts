@@ -64,7 +64,7 @@ export function requestFigures(records: RequestRecord[], outages: Outage[]): Req
       if (inOutage(r, outages)) f.outage5xx++;
       else {
         f.unexpected5xx++;
-        example(r, '5xx outside an outage');
+        example(r, `5xx outside an outage${nearestOutage(r, outages)}`);
       }
     } else if (r.status >= 400) {
       f.unexpected4xx++;
@@ -76,6 +76,19 @@ export function requestFigures(records: RequestRecord[], outages: Outage[]): Req
     Object.assign(k, { p50Ms: ms[Math.floor(ms.length / 2)], p99Ms: ms[Math.floor(ms.length * 0.99)], maxMs: ms[ms.length - 1] });
   }
   return f;
+}
+
+/** Where a request stood against the closest outage of any kind: the first thing to know about a 5xx outside one. */
+function nearestOutage(r: RequestRecord, outages: Outage[]): string {
+  let best: { o: Outage; d: number } | null = null;
+  for (const o of outages) {
+    const d = r.start > o.to ? r.start - o.to : o.from - r.start;
+    if (!best || Math.abs(d) < Math.abs(best.d)) best = { o, d };
+  }
+  if (!best) return '';
+  return r.start > best.o.to
+    ? ` (started ${best.d} ms after "${best.o.what}" ended)`
+    : r.start < best.o.from ? ` (started ${best.d} ms before "${best.o.what}")` : ` (during "${best.o.what}", which does not cover ${r.kind})`;
 }
 
 /** Longest time from the start of a failed request to the start of the next successful one sent after it. */
@@ -146,11 +159,16 @@ export function failuresOf(row: Omit<ScenarioRow, 'passed' | 'failures'>): strin
     if (v.failedDocuments) f.push(`${v.failedDocuments} documents failed indexing`);
   }
   if (r) {
-    if (r.hung) f.push(`${r.hung} requests hung`);
-    if (r.unexpected5xx) f.push(`${r.unexpected5xx} 5xx outside an outage`);
-    if (r.badBodies) f.push(`${r.badBodies} error bodies not {code, message}`);
-    if (r.unexpected4xx) f.push(`${r.unexpected4xx} 4xx to valid requests`);
-    if (r.unexpectedNet) f.push(`${r.unexpectedNet} requests without an answer while the API was up`);
+    // The first example of each kind goes with the count: a failure in CI must say which request it was.
+    const first = (why: string) => {
+      const e = r.examples.find((x) => x.startsWith(why));
+      return e ? `; first: ${e}` : '';
+    };
+    if (r.hung) f.push(`${r.hung} requests hung${first('hung')}`);
+    if (r.unexpected5xx) f.push(`${r.unexpected5xx} 5xx outside an outage${first('5xx outside an outage')}`);
+    if (r.badBodies) f.push(`${r.badBodies} error bodies not {code, message}${first('error body not {code, message}')}`);
+    if (r.unexpected4xx) f.push(`${r.unexpected4xx} 4xx to valid requests${first('4xx to a valid request')}`);
+    if (r.unexpectedNet) f.push(`${r.unexpectedNet} requests without an answer while the API was up${first('no answer outside an outage')}`);
   }
   if (p) {
     if (p.down.length) f.push(`down at the end: ${p.down.join(', ')}`);
