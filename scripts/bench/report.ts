@@ -58,6 +58,7 @@ function pacedRows(paced: Results['paced'][number]): string[][] {
   const budget = BUDGETS.searchableP95Ms[paced.targetRate];
   const target = (v: number) => (budget === undefined ? '' : `<= ${budget} ms (${verdict(v <= budget)})`);
   return [
+    [`${at}: service idle (earlier steps absorbed) after`, `${paced.settledAfterS} s`, ''],
     [`${at}: target / achieved push rate`, `${paced.targetRate} / ${paced.achievedRate} docs/s`, ''],
     [`${at}: PUT p50 / p99`, `${ms(paced.putLatencyMs.p50)} / ${ms(paced.putLatencyMs.p99)}`, ''],
     [`${at}: accepted / errors / indexed`, `${paced.accepted} / ${paced.errors} / ${paced.indexedMatched}`, ''],
