@@ -6,8 +6,10 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 
 /**
- * A stand-in for Qdrant 1.19 in tests: the subset of its REST API the vector index uses, over points
- * held in memory (exact cosine search, the filter conditions the adapter sends, scroll by point id).
+ * A stand-in for Qdrant 1.19 in tests: a subset of its REST API over points held in memory. Collections
+ * of Cosine dense vectors (one unnamed, or named) and sparse vectors (with or without the IDF modifier);
+ * exact search by query and batch query, prefetch with rescoring or Reciprocal Rank Fusion; the filter
+ * conditions listed at `matches`; scroll by point id, count, delete.
  * Every request (path, query, body) and every answer is validated against Qdrant's own OpenAPI
  * document with unknown properties rejected; a failure answers 400 (a bad answer: 500) and is kept
  * in `violations`, which tests expect to stay empty. Part 1: the strict validator. Part 2: the server.
@@ -245,15 +247,26 @@ export function qdrantValidator(): OpenApiValidator {
 
 // ---------------------------------------------------------------- Part 2: the server
 
+/** A sparse vector as stored: index → value. */
+type Sparse = Map<number, number>;
+
 interface StoredPoint {
   id: string | number;
-  vector: number[];
+  /** Dense vectors by name ('' is the unnamed one), normalised as Qdrant stores Cosine vectors. */
+  vectors: Map<string, number[]>;
+  /** Sparse vectors by name. A point may lack any named vector, dense or sparse. */
+  sparse: Map<string, Sparse>;
   payload: Record<string, unknown>;
   version: number;
 }
 
 interface Collection {
-  size: number;
+  /** The unnamed dense vector's size; null when the dense vectors are named (or there are none). */
+  size: number | null;
+  /** Dense vectors by name ('' for the unnamed one) with their sizes, all Cosine. */
+  dense: Map<string, number>;
+  /** Sparse vectors by name, with their modifier. */
+  sparse: Map<string, { modifier: 'idf' | 'none' }>;
   points: Map<string, StoredPoint>;
   payloadSchema: Map<string, unknown>;
 }
@@ -286,10 +299,11 @@ const HANDLERS: Record<string, Handler> = {
   root: () => ({ title: 'qdrant - vector search engine', version: '1.19.0', commit: 'stand-in' }),
   collection_exists: ({ collections, name }) => ({ exists: collections.has(name) }),
   create_collection: ({ collections, name, body }) => {
-    const vectors = body.vectors as Schema | undefined;
-    if (!vectors || typeof vectors.size !== 'number' || vectors.distance !== 'Cosine') throw new Unsupported('only one unnamed Cosine vector');
+    const dense = denseConfig(body.vectors);
+    const sparse = sparseConfig(body.sparse_vectors);
     if (collections.has(name)) throw new QdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
-    collections.set(name, { size: vectors.size, points: new Map(), payloadSchema: new Map() });
+    for (const n of sparse.keys()) if (dense.has(n)) throw new QdrantError(400, `Wrong input: Vector name \`${n}\` is used by both a dense and a sparse vector`);
+    collections.set(name, { size: dense.get('') ?? null, dense, sparse, points: new Map(), payloadSchema: new Map() });
     return true;
   },
   delete_collection: ({ collections, name }) => collections.delete(name),
@@ -300,13 +314,18 @@ const HANDLERS: Record<string, Handler> = {
   upsert_points: ({ collections, name, body, nextVersion }) => {
     const c = collection(collections, name);
     if (!Array.isArray(body.points) || body.update_filter || body.update_mode || body.shard_key) throw new Unsupported('upsert of a points list only');
-    const version = nextVersion();
-    const points = (body.points as Schema[]).map((p) => {
-      if (!Array.isArray(p.vector) || !p.vector.every((x) => typeof x === 'number')) throw new Unsupported('one unnamed dense vector per point');
-      if (p.vector.length !== c.size) throw new QdrantError(400, `Wrong input: Vector dimension error: expected dim: ${c.size}, got ${p.vector.length}`);
-      return { id: p.id as string | number, vector: unit(p.vector as number[]), payload: (p.payload ?? {}) as Record<string, unknown>, version };
+    const given = body.points as Schema[];
+    // Qdrant checks a sparse vector's own shape while it reads the body (422), before any vector meets the collection (400).
+    given.forEach((p, i) => {
+      if (isObject(p.vector)) for (const v of Object.values(p.vector)) if (isSparseInput(v)) checkSparse(v, `points[${i}].vector.?`);
     });
-    for (const p of points) c.points.set(idKey(p.id), p);
+    // Every point is checked before any is stored: a refused batch leaves the collection as it was.
+    const parsed = given.map((p) => pointVectors(c, p.vector));
+    const version = nextVersion();
+    for (const [i, p] of given.entries()) {
+      const id = p.id as string | number;
+      c.points.set(idKey(id), { id, ...parsed[i], payload: (p.payload ?? {}) as Record<string, unknown>, version });
+    }
     return { operation_id: version, status: 'completed' };
   },
   delete_points: ({ collections, name, body, nextVersion }) => {
@@ -317,20 +336,10 @@ const HANDLERS: Record<string, Handler> = {
     }
     return { operation_id: nextVersion(), status: 'completed' };
   },
-  query_points: ({ collections, name, body }) => {
+  query_points: ({ collections, name, body }) => ({ points: queryPoints(collection(collections, name), body) }),
+  query_batch_points: ({ collections, name, body }) => {
     const c = collection(collections, name);
-    for (const k of ['prefetch', 'using', 'params', 'score_threshold', 'lookup_from', 'shard_key']) if (body[k] != null) throw new Unsupported(`query ${k}`);
-    if (body.with_vector) throw new Unsupported('with_vector');
-    if (!Array.isArray(body.query) || !body.query.every((x) => typeof x === 'number')) throw new Unsupported('a dense vector query only');
-    if (body.query.length !== c.size) throw new QdrantError(400, `Wrong input: Vector dimension error: expected dim: ${c.size}, got ${body.query.length}`);
-    const q = unit(body.query as number[]);
-    const scored = [...c.points.values()]
-      .filter((p) => matches(body.filter as Schema | undefined, p))
-      .map((p) => ({ p, score: p.vector.reduce((s, x, i) => s + x * q[i], 0) }))
-      .sort((a, b) => b.score - a.score || compareIds(a.p.id, b.p.id));
-    const offset = (body.offset as number | undefined) ?? 0;
-    const limit = (body.limit as number | undefined) ?? 10;
-    return { points: scored.slice(offset, offset + limit).map(({ p, score }) => ({ id: p.id, version: p.version, score, ...withPayload(p, body.with_payload, false) })) } as Json;
+    return (body.searches as Schema[]).map((search) => ({ points: queryPoints(c, search) }));
   },
   scroll_points: ({ collections, name, body }) => {
     const c = collection(collections, name);
@@ -356,6 +365,59 @@ function collection(collections: Map<string, Collection>, name: string): Collect
   return c;
 }
 
+/** `vectors` of a new collection: one unnamed `{size, distance}`, or named ones; Cosine only, no multivectors. */
+function denseConfig(vectors: Json | undefined): Map<string, number> {
+  const dense = new Map<string, number>();
+  if (vectors == null) return dense;
+  const named = isObject(vectors) && typeof vectors.size === 'number' ? { '': vectors } : (vectors as Schema);
+  for (const [n, params] of Object.entries(named)) {
+    if (!isObject(params) || params.distance !== 'Cosine' || params.multivector_config != null) throw new Unsupported('dense vectors other than single Cosine ones');
+    dense.set(n, params.size as number);
+  }
+  return dense;
+}
+
+function sparseConfig(sparse: Json | undefined): Collection['sparse'] {
+  return new Map(Object.entries((sparse ?? {}) as Schema).map(([n, params]) => [n, { modifier: (params as Schema).modifier === 'idf' ? 'idf' : 'none' }]));
+}
+
+const isNumbers = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number');
+const isSparseInput = (v: unknown): v is { indices: number[]; values: number[] } => isObject(v) && Array.isArray(v.indices) && Array.isArray(v.values);
+
+/** Qdrant's validation of a sparse vector (`SparseVector` in its API description says as much), with its wording. */
+function checkSparse(v: { indices: number[]; values: number[] }, path: string): void {
+  const invalid = (field: string, rule: string) => new QdrantError(422, `Validation error in JSON body: [${path}.${field}: Validation error: ${rule} [{}]]`);
+  if (new Set(v.indices).size !== v.indices.length) throw invalid('indices', 'must be unique');
+  if (v.values.length !== v.indices.length) throw invalid('values', 'must be the same length as indices');
+}
+
+const noSuchVector = (n: string) => new QdrantError(400, `Wrong input: Not existing vector name error: ${n}`);
+const wrongKind = () => new QdrantError(400, 'Wrong input: Conversion between sparse and regular vectors failed');
+const wrongSize = (expected: number, got: number) => new QdrantError(400, `Wrong input: Vector dimension error: expected dim: ${expected}, got ${got}`);
+
+/** A point's `vector` against the collection: a dense array is the unnamed vector, an object names its vectors. */
+function pointVectors(c: Collection, vector: Json | undefined): Pick<StoredPoint, 'vectors' | 'sparse'> {
+  const out = { vectors: new Map<string, number[]>(), sparse: new Map<string, Sparse>() };
+  const named = isNumbers(vector) ? { '': vector } : isObject(vector) && !('model' in vector) ? vector : null;
+  if (!named) throw new Unsupported('multivectors and inference objects');
+  for (const [n, v] of Object.entries(named)) {
+    if (isNumbers(v)) {
+      if (c.sparse.has(n)) throw wrongKind();
+      const size = c.dense.get(n);
+      if (size === undefined) throw noSuchVector(n);
+      if (v.length !== size) throw wrongSize(size, v.length);
+      out.vectors.set(n, unit(v));
+    } else if (isSparseInput(v)) {
+      if (c.dense.has(n)) throw wrongKind();
+      if (!c.sparse.has(n)) throw noSuchVector(n);
+      out.sparse.set(n, new Map(v.indices.map((i, k) => [i, v.values[k]])));
+    } else {
+      throw new Unsupported('multivectors and inference objects');
+    }
+  }
+  return out;
+}
+
 /** Stored as Qdrant stores Cosine vectors: normalised, so a dot product is the cosine. */
 function unit(v: number[]): number[] {
   const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
@@ -365,6 +427,170 @@ function unit(v: number[]): number[] {
 /** UUIDs compare as Qdrant's u128 (lowercase hex, fixed layout: string order); integers before UUIDs. */
 const idKey = (id: string | number) => (typeof id === 'number' ? `n:${String(id).padStart(20, '0')}` : `u:${id.toLowerCase()}`);
 const compareIds = (a: string | number, b: string | number) => (idKey(a) < idKey(b) ? -1 : idKey(a) > idKey(b) ? 1 : 0);
+
+interface Hit {
+  p: StoredPoint;
+  score: number;
+}
+
+const byScore = (a: Hit, b: Hit) => b.score - a.score || compareIds(a.p.id, b.p.id);
+
+/**
+ * A parsed `query`: a scorer (null for a point the search would not reach: it lacks the vector, or
+ * shares no index with a sparse query), or Reciprocal Rank Fusion of the prefetches.
+ */
+type Scoring = { kind: 'vector'; score: (p: StoredPoint) => number | null } | { kind: 'fusion'; k: number; weights: number[] | null };
+
+/**
+ * Qdrant's RRF constant when the request names none. Its API description leaves `Rrf.k` at
+ * `default: null` and `Fusion` says only "with default parameters"; the value is `DEFAULT_RRF_K = 2`
+ * in qdrant/qdrant lib/segment/src/common/reciprocal_rank_fusion.rs (and "Qdrant defaults to k=2" in
+ * https://qdrant.tech/documentation/search-tuning/how-to-tune-hybrid-search/).
+ */
+const DEFAULT_RRF_K = 2;
+
+/** One QueryRequest, as Qdrant plans it (lib/shard/src/query/planned_query.rs): prefetches first, then the query over their results. */
+function queryPoints(c: Collection, body: Schema): Json {
+  for (const k of ['params', 'lookup_from', 'shard_key']) if (body[k] != null) throw new Unsupported(`query ${k}`);
+  if (body.with_vector) throw new Unsupported('with_vector');
+  const prefetches = (body.prefetch == null ? [] : Array.isArray(body.prefetch) ? body.prefetch : [body.prefetch]) as Schema[];
+  if (body.query == null) {
+    if (prefetches.length) throw new QdrantError(400, "Bad request: A query is needed to merge the prefetches. Can't have prefetches without defining a query.");
+    throw new Unsupported('a query without a vector (points by id)');
+  }
+  const scoring = parseQuery(c, body.query, body.using);
+  const filter = body.filter as Schema | undefined;
+  const threshold = body.score_threshold as number | null | undefined;
+  let hits: Hit[];
+  if (!prefetches.length) {
+    if (scoring.kind === 'fusion') throw new QdrantError(400, 'Bad request: cannot apply Fusion without prefetches');
+    hits = search(c.points.values(), scoring.score, (p) => matches(filter, p), threshold);
+  } else {
+    // Qdrant merges the outer filter into every prefetch's own, so a prefetch's limit counts only points that pass both.
+    const lists = prefetches.map((pf) => prefetch(c, pf, filter));
+    if (scoring.kind === 'fusion') {
+      hits = rrf(lists, scoring.k, scoring.weights).filter((h) => threshold == null || h.score >= threshold);
+    } else {
+      const candidates = new Map(lists.flat().map((h) => [idKey(h.p.id), h.p]));
+      hits = search(candidates.values(), scoring.score, () => true, threshold);
+    }
+  }
+  const offset = (body.offset as number | undefined) ?? 0;
+  const limit = (body.limit as number | undefined) ?? 10;
+  return hits.slice(offset, offset + limit).map(({ p, score }) => ({ id: p.id, version: p.version, score, ...withPayload(p, body.with_payload, false) })) as Json;
+}
+
+function prefetch(c: Collection, pf: Schema, outerFilter: Schema | undefined): Hit[] {
+  if (pf.prefetch != null) throw new Unsupported('nested prefetch');
+  for (const k of ['params', 'lookup_from']) if (pf[k] != null) throw new Unsupported(`prefetch ${k}`);
+  if (pf.query == null) throw new Unsupported('a prefetch without a query (points by id)');
+  const scoring = parseQuery(c, pf.query, pf.using);
+  if (scoring.kind === 'fusion') throw new QdrantError(400, 'Bad request: cannot apply Fusion without prefetches');
+  const filter = pf.filter as Schema | undefined;
+  const hits = search(c.points.values(), scoring.score, (p) => matches(outerFilter, p) && matches(filter, p), pf.score_threshold as number | null | undefined);
+  return hits.slice(0, (pf.limit as number | undefined) ?? 10);
+}
+
+/** Exact search: every point that passes the filter and has the vector, best first. */
+function search(points: Iterable<StoredPoint>, score: (p: StoredPoint) => number | null, keep: (p: StoredPoint) => boolean, threshold: number | null | undefined): Hit[] {
+  const hits: Hit[] = [];
+  for (const p of points) {
+    if (!keep(p)) continue;
+    const s = score(p);
+    // "Scores better than this threshold": Qdrant's Cosine and Dot keep score > threshold.
+    if (s !== null && (threshold == null || s > threshold)) hits.push({ p, score: s });
+  }
+  return hits.sort(byScore);
+}
+
+function parseQuery(c: Collection, query: Json, using: Json | undefined): Scoring {
+  const name = (using as string | null | undefined) ?? '';
+  if (isObject(query) && ('fusion' in query || 'rrf' in query)) {
+    if (name !== '') throw new QdrantError(400, "Bad request: Fusion queries cannot be combined with the 'using' field.");
+    if ('fusion' in query && query.fusion !== 'rrf') throw new Unsupported(`fusion ${String(query.fusion)}`);
+    const params = ('rrf' in query ? query.rrf : {}) as Schema;
+    return { kind: 'fusion', k: (params.k as number | null | undefined) ?? DEFAULT_RRF_K, weights: (params.weights as number[] | null | undefined) ?? null };
+  }
+  if (isObject(query) && 'nearest' in query && query.mmr != null) throw new Unsupported('mmr');
+  const input = isObject(query) && 'nearest' in query ? query.nearest : query;
+  if (isNumbers(input)) return { kind: 'vector', score: denseScorer(c, name, input) };
+  if (isSparseInput(input)) return { kind: 'vector', score: sparseScorer(c, name, input) };
+  throw new Unsupported('queries other than a dense or sparse vector (bare or `nearest`) or RRF fusion');
+}
+
+function denseScorer(c: Collection, name: string, v: number[]): (p: StoredPoint) => number | null {
+  if (c.sparse.has(name)) throw wrongKind();
+  const size = c.dense.get(name);
+  if (size === undefined) throw noSuchVector(name);
+  if (v.length !== size) throw wrongSize(size, v.length);
+  const q = unit(v);
+  return (p) => {
+    const d = p.vectors.get(name);
+    if (!d) return null;
+    let s = 0;
+    for (let i = 0; i < d.length; i++) s += d[i] * q[i];
+    return s;
+  };
+}
+
+/**
+ * Sparse vectors score by dot product over the indices both have
+ * (https://qdrant.tech/documentation/concepts/vectors/#sparse-vectors); with the `idf` modifier each
+ * query value is first weighed by idf(i) = ln((N - n(i) + 0.5) / (n(i) + 0.5) + 1), N the points in
+ * the collection and n(i) those whose vector has a non-zero value at i
+ * (https://qdrant.tech/documentation/concepts/indexing/#idf-modifier). Qdrant walks an inverted
+ * index, so a point sharing no non-zero index with the query is never a result, not even at score 0.
+ */
+function sparseScorer(c: Collection, name: string, v: { indices: number[]; values: number[] }): (p: StoredPoint) => number | null {
+  checkSparse(v, 'query');
+  if (c.dense.has(name)) throw wrongKind();
+  const config = c.sparse.get(name);
+  if (!config) throw noSuchVector(name);
+  let weights = v.indices.map((i, k) => [i, v.values[k]] as const).filter(([, w]) => w !== 0);
+  if (config.modifier === 'idf') {
+    const n = new Map(weights.map(([i]) => [i, 0]));
+    for (const p of c.points.values()) {
+      const s = p.sparse.get(name);
+      if (s) for (const i of n.keys()) if (s.get(i)) n.set(i, n.get(i)! + 1);
+    }
+    const N = c.points.size;
+    weights = weights.map(([i, w]) => [i, w * Math.log((N - n.get(i)! + 0.5) / (n.get(i)! + 0.5) + 1)] as const);
+  }
+  return (p) => {
+    const s = p.sparse.get(name);
+    if (!s) return null;
+    let score = 0;
+    let shared = false;
+    for (const [i, w] of weights) {
+      const d = s.get(i);
+      if (d) [score, shared] = [score + w * d, true];
+    }
+    return shared ? score : null;
+  };
+}
+
+/**
+ * Reciprocal Rank Fusion as Qdrant computes it (lib/segment/src/common/reciprocal_rank_fusion.rs; the
+ * formula of https://qdrant.tech/documentation/concepts/hybrid-queries/): the point at 0-based position
+ * `pos` of a prefetch with weight w earns 1 / ((pos + 1) / w + k - 1), which is 1 / (k + pos) at the
+ * default weight 1; a point's score is the sum over the prefetches that found it.
+ */
+function rrf(lists: Hit[][], k: number, weights: number[] | null): Hit[] {
+  if (weights && weights.length !== lists.length) {
+    throw new QdrantError(400, `Wrong input: Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${lists.length}`);
+  }
+  const fused = new Map<string, Hit>();
+  lists.forEach((list, l) => {
+    const w = weights?.[l] ?? 1;
+    list.forEach(({ p }, pos) => {
+      const score = w <= 0 ? 0 : 1 / ((pos + 1) / w + k - 1);
+      const hit = fused.get(idKey(p.id));
+      if (hit) hit.score += score;
+      else fused.set(idKey(p.id), { p, score });
+    });
+  });
+  return [...fused.values()].sort(byScore);
+}
 
 function withPayload(p: StoredPoint, selector: Json | undefined, byDefault: boolean): { payload?: Record<string, unknown> } {
   const want = selector ?? byDefault;
@@ -377,7 +603,10 @@ function withPayload(p: StoredPoint, selector: Json | undefined, byDefault: bool
   throw new Unsupported('payload selector');
 }
 
-/** Qdrant's filter semantics for the conditions the adapter uses: must, should, must_not, nested filters, match value/any, range. */
+/**
+ * Qdrant's filter semantics for: must, should, must_not, nested filters, has_id, is_empty, is_null,
+ * and on top-level payload keys match value/any/except and numeric or datetime ranges.
+ */
 function matches(filter: Schema | undefined | null, p: StoredPoint): boolean {
   if (!filter) return true;
   if (filter.min_should != null) throw new Unsupported('min_should');
@@ -391,23 +620,36 @@ function matches(filter: Schema | undefined | null, p: StoredPoint): boolean {
 }
 
 function condition(c: Schema, p: StoredPoint): boolean {
+  if (Array.isArray(c.has_id)) return c.has_id.some((id) => idKey(id as string | number) === idKey(p.id));
+  // Empty: missing, null or []; null: present and null (Qdrant's filtering documentation, "Is Empty" and "Is Null").
+  if (isObject(c.is_empty)) {
+    const raw = field(p, c.is_empty.key as string);
+    return raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0);
+  }
+  if (isObject(c.is_null)) return field(p, c.is_null.key as string) === null;
   if (typeof c.key !== 'string') {
     if (['must', 'should', 'must_not', 'min_should'].some((k) => k in c)) return matches(c, p);
     throw new Unsupported(`condition ${Object.keys(c).join(',')}`);
   }
   for (const k of ['geo_bounding_box', 'geo_radius', 'geo_polygon', 'values_count', 'is_empty', 'is_null']) if (c[k] != null) throw new Unsupported(`condition ${k}`);
-  if (c.key.includes('.') || c.key.includes('[')) throw new Unsupported('nested payload paths');
-  const raw = p.payload[c.key];
+  const raw = field(p, c.key);
   const values = raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw];
   const match = c.match as Schema | null | undefined;
   const range = c.range as Schema | null | undefined;
   if (match) {
     if ('value' in match) return values.some((v) => sameValue(v, match.value));
     if (Array.isArray(match.any)) return values.some((v) => (match.any as Json[]).some((x) => sameValue(v, x)));
+    if (Array.isArray(match.except)) return values.some((v) => notAmong(v, match.except as Json[]));
     throw new Unsupported(`match ${Object.keys(match).join(',')}`);
   }
   if (range) {
-    if (Object.values(range).some((b) => typeof b === 'string')) throw new Unsupported('datetime ranges');
+    if (Object.values(range).some((b) => typeof b === 'string')) {
+      const [lt, lte, gt, gte] = (['lt', 'lte', 'gt', 'gte'] as const).map((k) => (range[k] == null ? null : instant(range[k] as string)));
+      return values.some((v) => {
+        const t = typeof v === 'string' ? instant(v) : null;
+        return t !== null && (lt === null || t < lt) && (lte === null || t <= lte) && (gt === null || t > gt) && (gte === null || t >= gte);
+      });
+    }
     const { lt, lte, gt, gte } = range as Record<string, number | null | undefined>;
     return values.some(
       (v) => typeof v === 'number' && (lt == null || v < lt) && (lte == null || v <= lte) && (gt == null || v > gt) && (gte == null || v >= gte),
@@ -416,10 +658,49 @@ function condition(c: Schema, p: StoredPoint): boolean {
   throw new Unsupported('a field condition without match or range');
 }
 
+function field(p: StoredPoint, key: string): unknown {
+  if (key.includes('.') || key.includes('[')) throw new Unsupported('nested payload paths');
+  return p.payload[key];
+}
+
 /** Keyword matches strings, integer matches integers, bool matches booleans: no conversions. */
 function sameValue(stored: unknown, wanted: Json): boolean {
   if (typeof wanted === 'number') return typeof stored === 'number' && Number.isInteger(stored) && stored === wanted;
   return typeof stored === typeof wanted && stored === wanted;
+}
+
+/**
+ * One value against `match.except`, as Qdrant's condition checker has it: a null is never "another
+ * value", a value of another type than the list's (or a float against integers) always is.
+ */
+function notAmong(stored: unknown, except: Json[]): boolean {
+  if (stored === null) return false;
+  const strings = except.length > 0 && typeof except[0] === 'string';
+  if (typeof stored === 'string') return !strings || !except.includes(stored);
+  if (typeof stored === 'number') return strings || !Number.isInteger(stored) || !except.includes(stored);
+  return true;
+}
+
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * An RFC 3339 date-time as microseconds since the epoch, or null. Also the shorter forms Qdrant's
+ * filtering documentation accepts in payloads ("Datetime Range"): no seconds, no time (midnight), no
+ * offset (UTC), a space for the `T`.
+ */
+function instant(s: string): number | null {
+  const m = DATETIME.exec(s);
+  if (!m) return null;
+  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map((x) => Number(x ?? 0));
+  const ms = Date.UTC(y, mo - 1, d, h, mi, sec);
+  const date = new Date(ms);
+  // Date.UTC rolls over (February 30th is March 2nd); Qdrant refuses such a date.
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || date.getUTCHours() !== h || date.getUTCMinutes() !== mi || date.getUTCSeconds() !== sec) {
+    return null;
+  }
+  const zone = m[8] ?? 'Z';
+  const offsetMinutes = /^z$/i.test(zone) ? 0 : (zone[0] === '-' ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+  return (ms - offsetMinutes * 60_000) * 1000 + Math.round(Number(`0.${m[7] ?? '0'}`) * 1e6);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -428,14 +709,21 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return body;
 }
 
-/** Starts the stand-in on a loopback port. With `apiKey`, requests must carry it in the `api-key` header. */
-export async function startQdrantStandIn(options: { apiKey?: string } = {}): Promise<QdrantStandIn> {
+/**
+ * Starts the stand-in on a loopback port (`port`, else any free one). With `apiKey`, requests must
+ * carry it in the `api-key` header; `onViolation` hears of each violation as it is recorded.
+ */
+export async function startQdrantStandIn(options: { apiKey?: string; port?: number; onViolation?: (v: Violation) => void } = {}): Promise<QdrantStandIn> {
   const validator = qdrantValidator();
   const violations: Violation[] = [];
   const calls: QdrantStandIn['calls'] = [];
   const collections = new Map<string, Collection>();
   let version = 0;
   const nextVersion = () => ++version;
+  const record = (v: Violation) => {
+    violations.push(v);
+    options.onViolation?.(v);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const method = req.method ?? 'GET';
@@ -446,14 +734,14 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
       if (operation) {
         const errors = validator.checkResponse(operation, status, body);
         if (errors.length) {
-          violations.push({ method, url: req.url ?? '', operation: operation.id, kind: 'response', errors });
+          record({ method, url: req.url ?? '', operation: operation.id, kind: 'response', errors });
           [status, body] = [500, { status: { error: `stand-in answer refused by the API description: ${errors.join('; ')}` }, time: 0 }];
         }
       }
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     const fail = (operation: Operation | null, status: number, kind: Violation['kind'] | null, errors: string[]) => {
-      if (kind) violations.push({ method, url: req.url ?? '', operation: operation?.id ?? null, kind, errors });
+      if (kind) record({ method, url: req.url ?? '', operation: operation?.id ?? null, kind, errors });
       send(operation, status, { status: { error: errors.join('; ') }, time: (performance.now() - started) / 1000 });
     };
 
@@ -493,7 +781,10 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => res.writeHead(500).end(String(e)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     violations,
