@@ -269,6 +269,8 @@ interface Collection {
   sparse: Map<string, { modifier: 'idf' | 'none' }>;
   points: Map<string, StoredPoint>;
   payloadSchema: Map<string, unknown>;
+  /** The `metadata` given at creation, shown again by get_collection. */
+  metadata: Json;
 }
 
 export interface QdrantStandIn {
@@ -303,10 +305,42 @@ const HANDLERS: Record<string, Handler> = {
     const sparse = sparseConfig(body.sparse_vectors);
     if (collections.has(name)) throw new QdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
     for (const n of sparse.keys()) if (dense.has(n)) throw new QdrantError(400, `Wrong input: Vector name \`${n}\` is used by both a dense and a sparse vector`);
-    collections.set(name, { size: dense.get('') ?? null, dense, sparse, points: new Map(), payloadSchema: new Map() });
+    collections.set(name, { size: dense.get('') ?? null, dense, sparse, points: new Map(), payloadSchema: new Map(), metadata: body.metadata ?? null });
     return true;
   },
   delete_collection: ({ collections, name }) => collections.delete(name),
+  get_collection: ({ collections, name }) => {
+    const c = collection(collections, name);
+    const named = Object.fromEntries([...c.dense].map(([n, size]) => [n, { size, distance: 'Cosine' }]));
+    const payloadSchema = Object.fromEntries(
+      [...c.payloadSchema].map(([key, schema]) => {
+        const points = [...c.points.values()].filter((p) => p.payload[key] != null).length;
+        return [key, isObject(schema) ? { data_type: schema.type, params: schema, points } : { data_type: schema as string, points }];
+      }),
+    );
+    return {
+      status: 'green',
+      optimizer_status: 'ok',
+      // Exact search over one in-memory segment: nothing is in a vector index.
+      segments_count: 1,
+      points_count: c.points.size,
+      indexed_vectors_count: 0,
+      payload_schema: payloadSchema,
+      config: {
+        params: {
+          vectors: c.size !== null ? named[''] : named,
+          sparse_vectors: Object.fromEntries([...c.sparse].map(([n, { modifier }]) => [n, modifier === 'idf' ? { modifier } : {}])),
+          shard_number: 1,
+          replication_factor: 1,
+          write_consistency_factor: 1,
+        },
+        // The stand-in has no HNSW graph and no optimizer; the API description requires these, so Qdrant's defaults.
+        hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000 },
+        optimizer_config: { default_segment_number: 0, flush_interval_sec: 5 },
+        metadata: c.metadata,
+      },
+    } as Json;
+  },
   create_field_index: ({ collections, name, body, nextVersion }) => {
     collection(collections, name).payloadSchema.set(body.field_name as string, body.field_schema);
     return { operation_id: nextVersion(), status: 'completed' };

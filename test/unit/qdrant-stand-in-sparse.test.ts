@@ -271,6 +271,27 @@ describe('the Qdrant stand-in: named dense and sparse vectors, batch, prefetch, 
     expect(standIn.violations.map((v) => v.kind)).toEqual(['unsupported', 'unsupported']);
     standIn.violations.length = 0;
   });
+
+  it('describes a collection: its vectors, payload indexes, point count and the metadata it was created with', async () => {
+    const metadata = { quarry: { vectors: { title: 'v0' } } };
+    expect((await send('PUT', '/collections/described', { sparse_vectors: { v0: { modifier: 'idf' }, v1: {} }, metadata })).status).toBe(200);
+    expect((await send('PUT', '/collections/described/index', { field_name: 'doc', field_schema: 'keyword' })).status).toBe(200);
+    expect((await send('PUT', '/collections/described/index', { field_name: 'index', field_schema: { type: 'keyword', is_tenant: true } })).status).toBe(200);
+    const points = [{ id: 1, vector: { v0: { indices: [1], values: [1] } }, payload: { doc: 'a' } }, { id: 2, vector: {} }];
+    expect((await send('PUT', '/collections/described/points', { points })).status).toBe(200);
+    const info = (await send('GET', '/collections/described')).body.result as Record<string, unknown>;
+    expect(info).toMatchObject({
+      points_count: 2,
+      payload_schema: { doc: { data_type: 'keyword', points: 1 }, index: { data_type: 'keyword', params: { type: 'keyword', is_tenant: true }, points: 0 } },
+      config: { params: { vectors: {}, sparse_vectors: { v0: { modifier: 'idf' }, v1: {} } }, metadata },
+    });
+    expect(((await send('GET', '/collections/hybrid')).body.result as { config: { params: unknown } }).config.params).toMatchObject({
+      vectors: { dense: { size: 2, distance: 'Cosine' } },
+      sparse_vectors: { idf: { modifier: 'idf' }, plain: {} },
+    });
+    expect(((await send('GET', '/collections/mixed')).body.result as { config: { params: unknown } }).config.params).toMatchObject({ vectors: { size: 2, distance: 'Cosine' } });
+    expect((await send('GET', '/collections/nowhere')).status).toBe(404);
+  });
 });
 
 describe('npm run qdrant:stand-in', () => {
