@@ -202,7 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use('/v1/admin', keyed, jsonBody({ limit: Math.min(ADMIN_BODY_BYTES, config.http.maxBodyBytes), limitName: 'admin requests' }));
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
-  const contentSearch = new ContentSearch(engine);
+  const contentSearch = new ContentSearch(engine, storage.keywords ? { keywords: storage.keywords, storage } : null);
   const warmUp = async (state: IndexState) => {
     await searchInterface.warm(state);
     await contentSearch.warm(state);

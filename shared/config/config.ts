@@ -91,6 +91,8 @@ const envSchema = z.object({
   QDRANT_URL: z.string().url().optional(),
   QDRANT_API_KEY: z.string().optional(),
   QUARRY_QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'use letters, digits, _ or -').default('quarry_sections'),
+  QUARRY_KEYWORD_INDEX: z.enum(['embedded', 'qdrant']).default('embedded'),
+  QUARRY_QDRANT_KEYWORD_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'use letters, digits, _ or -').default('quarry_kw_'),
   QUARRY_EVENT_RETENTION_DAYS: int(1, 36500).default(400),
   QUARRY_CONVERSATION_RETENTION_DAYS: int(1, 36500).default(90),
   QUARRY_RECONCILE_SECONDS: int(1, 86400).default(15),
@@ -184,6 +186,10 @@ function buildConfig(e: z.output<typeof envSchema>) {
       /** PostgreSQL: a statement, or the wait for a pooled connection, past this fails (504/503) instead of holding its request. */
       databaseTimeoutMs: e.QUARRY_DATABASE_TIMEOUT_SECONDS * 1000,
       qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QUARRY_QDRANT_COLLECTION } : null,
+      /** The keyword leg in Qdrant too (sparse vectors, a collection per index named `<prefix><index uid>`); null: each API process holds it (the embedded engine). */
+      qdrantKeywords: e.QUARRY_KEYWORD_INDEX === 'qdrant' && e.QDRANT_URL
+        ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionPrefix: e.QUARRY_QDRANT_KEYWORD_PREFIX }
+        : null,
       eventRetentionMs: e.QUARRY_EVENT_RETENTION_DAYS * 86_400_000,
       /** Conversations without a turn for this long are dropped, with their turns. */
       conversationRetentionMs: e.QUARRY_CONVERSATION_RETENTION_DAYS * 86_400_000,
@@ -252,6 +258,7 @@ function crossChecks(e: Record<string, string | undefined>): string[] {
   // Qdrant is written inside the PostgreSQL transaction that makes a version live (the row locks
   // order the writes); SQLite's synchronous transactions cannot wait on the network.
   if (e.QDRANT_URL && e.QUARRY_STORAGE !== 'postgres') problems.push('  QDRANT_URL: needs QUARRY_STORAGE=postgres (without Qdrant, vectors are held in memory)');
+  if (e.QUARRY_KEYWORD_INDEX === 'qdrant' && !e.QDRANT_URL) problems.push('  QUARRY_KEYWORD_INDEX: qdrant needs QDRANT_URL (and QUARRY_STORAGE=postgres); the default, embedded, holds the keyword index in each API process');
   if (e.QUARRY_LLM_PROVIDER === 'openai') {
     need('QUARRY_LLM_URL', 'when QUARRY_LLM_PROVIDER=openai (e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1)');
     need('QUARRY_LLM_MODEL', 'when QUARRY_LLM_PROVIDER=openai');

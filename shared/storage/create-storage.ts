@@ -27,6 +27,9 @@ export async function createStorage(config: Config['storage'], role: StorageRole
   const external = storage.vectors;
   // Searches read the external index the workers write, or vectors each engine holds and follows the change feed into.
   storage.searchVectors = (): SearchVectors => (external ? { kind: 'external', index: external } : { kind: 'followed', index: new MemoryVectorIndex() });
+  storage.keywords = config.qdrantKeywords
+    ? (await import('./qdrant/qdrant-keyword-index.js')).createQdrantKeywordIndex(config.qdrantKeywords)
+    : null;
   storage.snapshots = config.snapshots ? new FileSnapshotStore(join(config.dataDir, 'snapshots'), snapshotScope(config)) : null;
   return storage;
 }

@@ -570,9 +570,11 @@ function denseScorer(c: Collection, name: string, v: number[]): (p: StoredPoint)
 /**
  * Sparse vectors score by dot product over the indices both have
  * (https://qdrant.tech/documentation/concepts/vectors/#sparse-vectors); with the `idf` modifier each
- * query value is first weighed by idf(i) = ln((N - n(i) + 0.5) / (n(i) + 0.5) + 1), N the points in
- * the collection and n(i) those whose vector has a non-zero value at i
- * (https://qdrant.tech/documentation/concepts/indexing/#idf-modifier). Qdrant walks an inverted
+ * query value is first weighed by idf(i) = ln((N - n(i) + 0.5) / (n(i) + 0.5) + 1), n(i) the points
+ * whose vector has a non-zero value at i (https://qdrant.tech/documentation/concepts/indexing/#idf-modifier).
+ * N: the page says "documents in the collection"; Qdrant's code counts the vectors indexed under that
+ * name (points without one are not in its statistics), which is what this does. The two differ only when
+ * some points lack the vector; `npm run qdrant:contract` checks the case against a real Qdrant. Qdrant walks an inverted
  * index, so a point sharing no non-zero index with the query is never a result, not even at score 0.
  */
 function sparseScorer(c: Collection, name: string, v: { indices: number[]; values: number[] }): (p: StoredPoint) => number | null {
@@ -583,11 +585,12 @@ function sparseScorer(c: Collection, name: string, v: { indices: number[]; value
   let weights = v.indices.map((i, k) => [i, v.values[k]] as const).filter(([, w]) => w !== 0);
   if (config.modifier === 'idf') {
     const n = new Map(weights.map(([i]) => [i, 0]));
+    let N = 0;
     for (const p of c.points.values()) {
       const s = p.sparse.get(name);
+      if (s?.size) N++;
       if (s) for (const i of n.keys()) if (s.get(i)) n.set(i, n.get(i)! + 1);
     }
-    const N = c.points.size;
     weights = weights.map(([i, w]) => [i, w * Math.log((N - n.get(i)! + 0.5) / (n.get(i)! + 0.5) + 1)] as const);
   }
   return (p) => {

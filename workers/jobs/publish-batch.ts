@@ -3,8 +3,11 @@ import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import type { PlainSection, SectionedDoc } from '../../shared/jobs/pipeline-jobs.js';
 import type { DocumentFields } from '../../shared/storage/ports/document-store.js';
 import type { PublishItem } from '../../shared/storage/ports/section-store.js';
-import type { FilterValue, VectorIndex, VectorPoint } from '../../shared/storage/ports/vector-index.js';
+import type { FilterValue, VectorPoint } from '../../shared/storage/ports/vector-index.js';
 import type { WorkerContext } from './worker-context.js';
+import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
+import { documentUnitTerms } from '../../shared/search/engine/unit-terms.js';
+import type { KeywordUnit } from '../../shared/storage/ports/keyword-index.js';
 import { keyedByUser, own } from '../../shared/records/own.js';
 
 export interface PublishCounts {
@@ -48,8 +51,8 @@ export async function publishBatch(indexId: number, docs: SectionedDoc[], ctx: W
     version: d.version,
     sections: d.sections?.map((s) => ({ ...s, vector: vectors.byHash.get(s.hash) ?? null })) ?? null,
   }));
-  const external = ctx.storage.vectors;
-  const beforeLive = external ? (accepted: PublishItem[]) => writeVectors(external, index, accepted, ctx) : undefined;
+  const { vectors: external, keywords } = ctx.storage;
+  const beforeLive = external || keywords ? (accepted: PublishItem[]) => writeExternal(index, accepted, ctx) : undefined;
   const r = await ctx.storage.sections.publish(indexId, items, model, beforeLive);
   await ctx.storage.documents.markPublished(indexId, r.published, r.removed);
   return { ...counts, published: r.published.length, removed: r.removed.length, stale: r.stale + docs.length - items.length };
@@ -67,17 +70,36 @@ async function embedSections(all: PlainSection[], ctx: WorkerContext) {
   return { byHash, embedded: missing.length, reused };
 }
 
-/** New versions' points first (wait=true), then older versions' points go: search never finds a document empty. */
-async function writeVectors(vectors: VectorIndex, index: IndexRecord, accepted: PublishItem[], ctx: WorkerContext) {
+/**
+ * What lives outside the section store (Qdrant's vectors and, with QUARRY_KEYWORD_INDEX=qdrant, its
+ * keyword leg), written for the accepted versions: new versions' points first (wait=true), then older
+ * versions' points go, so search never finds a document empty.
+ */
+async function writeExternal(index: IndexRecord, accepted: PublishItem[], ctx: WorkerContext) {
   if (accepted.length === 0) return;
   const fields = await ctx.storage.documents.fields(index.id, accepted.filter((a) => a.sections).map((a) => a.uid));
-  const points: VectorPoint[] = accepted.flatMap((item) =>
-    (item.sections ?? []).flatMap((s) =>
-      s.vector ? [{ uid: item.uid, version: item.version, ord: s.ord, vector: s.vector, fields: filterable(index, fields.get(item.uid)) }] : [],
-    ),
-  );
-  if (points.length) await vectors.upsert(index.uid, points);
-  await vectors.deleteOlder(index.uid, accepted.map(({ uid, version }) => ({ uid, version })));
+  const refs = accepted.map(({ uid, version }) => ({ uid, version }));
+  const { vectors, keywords } = ctx.storage;
+  if (vectors) {
+    const points: VectorPoint[] = accepted.flatMap((item) =>
+      (item.sections ?? []).flatMap((s) =>
+        s.vector ? [{ uid: item.uid, version: item.version, ord: s.ord, vector: s.vector, fields: filterable(index, fields.get(item.uid)) }] : [],
+      ),
+    );
+    if (points.length) await vectors.upsert(index.uid, points);
+    await vectors.deleteOlder(index.uid, refs);
+  }
+  if (keywords) {
+    const analyzer = createAnalyzer(index.languageCode);
+    const units: KeywordUnit[] = accepted.flatMap((item) => {
+      const doc = fields.get(item.uid);
+      if (!item.sections || !doc) return [];
+      const terms = documentUnitTerms(analyzer, index, item.sections, doc);
+      return item.sections.map((s, i) => ({ uid: item.uid, version: item.version, ord: s.ord, terms: terms[i], fields: filterable(index, doc) }));
+    });
+    if (units.length) await keywords.upsert(index.uid, index.fields, units);
+    await keywords.deleteOlder(index.uid, refs);
+  }
 }
 
 const FILTERABLE = new Set(['string', 'int', 'float', 'boolean', 'date']);

@@ -9,9 +9,9 @@ import { own } from '../../records/own.js';
 import { present } from '../filter/leaf-matchers.js';
 import { grown } from '../grown.js';
 import { UnitTokens, type UnitTokensSnapshot } from './unit-tokens.js';
+import { documentUnitTerms } from './unit-terms.js';
 
-/** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
-export const HEADING_FIELD = '#heading';
+export { HEADING_FIELD } from './unit-terms.js';
 
 /** Where a unit's section is in the store: its document, the version it belongs to, its position. */
 export interface UnitRef {
@@ -203,19 +203,11 @@ export class IndexState {
     const doc = this.docUids.length;
     this.docUids.push(uid);
     this.docNumbers.set(uid, doc);
-    const title = typeof fields.title === 'string' && this.index.fields.title ? this.analyzer.analyze(fields.title) : null;
+    const unitTerms = documentUnitTerms(this.analyzer, this.index, sections, fields);
     const added: UnitTerms[] = [];
     const sectioned = new Set<string>();
-    for (const section of sections) {
-      const entries: [string, string[]][] = [];
-      if (section.field) entries.push([section.field, this.analyzer.analyze(section.text)]);
-      // A section's own heading (not the page title standing in for one) names its topic: the search
-      // interface ranks it as a field of its own. Content search only scores the fields it is asked for.
-      if (section.title && section.title !== fields.title) entries.push([HEADING_FIELD, this.analyzer.analyze(section.title)]);
-      // The title applies to every section of its document, so `title^2` lifts all of them.
-      if (title && section.field !== 'title') entries.push(['title', title]);
-      // Field names are users' (`__proto__` too): fromEntries keeps each as an own key, where assigning would not.
-      const terms: UnitTerms = Object.fromEntries(entries);
+    for (const [i, section] of sections.entries()) {
+      const terms = unitTerms[i];
       const unit = this.inverted.add(terms);
       this.tokens.set(unit, terms);
       this.unitDoc = grown(this.unitDoc, unit + 1);
@@ -240,7 +232,7 @@ export class IndexState {
     this.docUnitCount[doc] = added.length;
     this.docHasMetadata = grown(this.docHasMetadata, doc + 1);
     this.docHasMetadata[doc] = hasMetadata ? 1 : 0;
-    this.keepFields(doc, fields, title !== null, sectioned);
+    this.keepFields(doc, fields, typeof fields.title === 'string' && Boolean(this.index.fields.title), sectioned);
   }
 
   /**

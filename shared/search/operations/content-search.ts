@@ -8,7 +8,12 @@ import { containsRun } from '../filter/leaf-matchers.js';
 import { FilterSyntaxError } from '../query/fq-lexer.js';
 import { parseFilter } from '../query/fq-parser.js';
 import { BoostingSyntaxError, parseBoosting, type FieldBoost } from '../query/qf-parser.js';
-import { scoreDisMaxDense, type Bm25Params } from '../rank/dismax.js';
+import { LUCENE_BM25, scoreDisMaxDense, type Bm25Params } from '../rank/dismax.js';
+import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
+import type { FqNode } from '../query/fq-ast.js';
+import type { IndexRecord } from '../../indexes/index-schema.js';
+import { KeywordFilterUnsupported, type KeywordHit, type KeywordIndex } from '../../storage/ports/keyword-index.js';
+import type { Storage } from '../../storage/ports/storage.js';
 import { topUnits } from '../rank/top-units.js';
 import { own } from '../../records/own.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
@@ -34,9 +39,14 @@ export interface ContentSearchRequest {
  * document, over an index the engine holds. It knows no HTTP: the route validates and maps to it.
  */
 export class ContentSearch {
-  constructor(private readonly engine: ContentEngine) {}
+  constructor(
+    private readonly engine: ContentEngine,
+    /** With QUARRY_KEYWORD_INDEX=qdrant: the keyword leg outside this process, and the stores results are read from. */
+    private readonly external: { keywords: KeywordIndex; storage: Pick<Storage, 'indexes' | 'sections' | 'documents'> } | null = null,
+  ) {}
 
   async search(req: ContentSearchRequest) {
+    if (this.external) return this.searchExternal(req, this.external);
     const state = await this.engine.state(req.index_uid);
     if (!state) throw new AppError('index_not_found', `Index '${req.index_uid}' does not exist`);
     const budget = this.engine.budget();
@@ -60,12 +70,10 @@ export class ContentSearch {
   }
 
   private async rank(state: IndexState, req: ContentSearchRequest, budget: SearchBudget) {
-    const fields = this.boostedFields(state, req.boosting);
-    const filter = this.filter(state, req.filter, budget);
-    for (const f of req.fields) {
-      if (!own(state.index.fields, f)) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${state.index.uid}'`);
-    }
-    const { terms, phrases } = this.parseQuery(state, req.query);
+    const fields = boostedFields(state.index, req.boosting);
+    const filter = compiledFilter(state.index, state.analyzer, parsedFilter(req.filter), budget);
+    checkFields(state.index, req.fields);
+    const { terms, phrases } = parseQuery(state.analyzer, req.query);
     const filterOk = (uid: string) => !filter || filter({ value: (f) => state.fieldValue(uid, f), terms: (f) => state.termsOf(uid, f) });
     const phraseOk = (uid: string) => phrases.every((run) => fields.some(({ field }) => containsRun(state.termsOf(uid, field), run)));
     // Filters with NOW change meaning over time: only the others are cached across queries.
@@ -131,23 +139,6 @@ export class ContentSearch {
     }
   }
 
-  private boostedFields(state: IndexState, boosting: string): FieldBoost[] {
-    let fields: FieldBoost[];
-    try {
-      fields = parseBoosting(boosting);
-    } catch (err) {
-      if (err instanceof BoostingSyntaxError) throw new AppError('invalid_request', `Invalid request: boosting: ${err.message}`, { position: err.position });
-      throw err;
-    }
-    for (const { field } of fields) {
-      const type = own(state.index.fields, field)?.type;
-      if (type !== 'text' && type !== 'html') {
-        throw new AppError('invalid_request', `Invalid request: boosting: '${field}' is not a text or html field of index '${state.index.uid}'; boost one of: ${textFieldNames(state.index.fields).join(', ')}`, { position: boosting.indexOf(field) });
-      }
-    }
-    return fields;
-  }
-
   /** The units a search without terms must judge: each document's first. */
   private *firstUnits(state: IndexState): Iterable<number> {
     for (const { firstUnit } of state.documents()) yield firstUnit;
@@ -165,25 +156,95 @@ export class ContentSearch {
     return lists;
   }
 
-  /** The compiled filter, or null when it lets everything through. */
-  private filter(state: IndexState, filter: string, budget: SearchBudget): Predicate | null {
+  /**
+   * The same search with the keyword leg in Qdrant: the same checks and 400s, then DisMax there (see
+   * QdrantKeywordIndex), the results' sections and fields read from the store. What that leg cannot do
+   * exactly is answered 400 naming it and the mode (docs/scale-out.md has the table).
+   */
+  private async searchExternal(req: ContentSearchRequest, ext: NonNullable<ContentSearch['external']>) {
+    const index = await ext.storage.indexes.get(req.index_uid);
+    if (!index) throw new AppError('index_not_found', `Index '${req.index_uid}' does not exist`);
+    const analyzer = createAnalyzer(index.languageCode);
+    const fields = boostedFields(index, req.boosting);
+    const node = parsedFilter(req.filter);
+    compiledFilter(index, analyzer, node, null);
+    checkFields(index, req.fields);
+    const { terms, phrases } = parseQuery(analyzer, req.query);
+    const unavailable = (what: string) => new AppError('invalid_request', `Invalid request: ${what} is not available with QUARRY_KEYWORD_INDEX=qdrant (the keyword index in Qdrant); the embedded engine has it`);
+    if (phrases.length) throw unavailable('query: a quoted phrase');
+    if (terms.length === 0) throw unavailable('query: a search without terms (a listing by filter)');
+    if (req.bm25 && (req.bm25.k1 !== LUCENE_BM25.k1 || req.bm25.b !== LUCENE_BM25.b)) throw unavailable('bm25: parameters other than k1 1.2, b 0.75 (the weights stored in Qdrant use those)');
+    let hits: KeywordHit[];
     try {
-      const node = parseFilter(filter);
-      if (node.kind === 'all') return null;
-      return compileFilter(node, { fields: state.index.fields, analyzer: state.analyzer, now: new Date(), spend: (n) => budget.spend(n) });
+      hits = await ext.keywords.search(index.uid, { fields, terms, tie: req.tie, filter: node.kind === 'all' ? null : node, schema: index.fields, now: new Date(), limit: req.limit });
     } catch (err) {
-      if (err instanceof FilterSyntaxError || err instanceof FilterFieldError) {
-        throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
-      }
+      if (err instanceof KeywordFilterUnsupported) throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
       throw err;
     }
+    const [sections, stored] = await Promise.all([
+      ext.storage.sections.sectionsAt(index.id, hits.map(({ uid, ord }) => ({ uid, ord }))),
+      req.fields.length ? ext.storage.documents.fields(index.id, hits.map((h) => h.uid)) : new Map<string, DocumentFields>(),
+    ]);
+    const byPosition = new Map(sections.map((r) => [`${r.ord}\u0000${r.uid}`, r]));
+    return {
+      results: hits.flatMap(({ uid, ord, score }) => {
+        const section = byPosition.get(`${ord}\u0000${uid}`);
+        // Deleted from the store since it was ranked: gone for this search too.
+        if (!section) return [];
+        const values = stored.get(uid);
+        return [{ uid, section: section.text, fields: Object.fromEntries(req.fields.filter((f) => own(values, f) !== undefined).map((f) => [f, own(values, f)])), score }];
+      }),
+    };
   }
+}
 
-  /** Terms of the whole query score; a quoted phrase must also occur as written in a boosted field. */
-  private parseQuery(state: IndexState, query: string) {
-    const phrases = [...query.matchAll(/"([^"]*)"/g)].map((m) => state.analyzer.analyze(m[1])).filter((r) => r.length > 1);
-    return { terms: state.analyzer.analyze(query.replace(/"/g, ' ')), phrases };
+function boostedFields(index: IndexRecord, boosting: string): FieldBoost[] {
+  let fields: FieldBoost[];
+  try {
+    fields = parseBoosting(boosting);
+  } catch (err) {
+    if (err instanceof BoostingSyntaxError) throw new AppError('invalid_request', `Invalid request: boosting: ${err.message}`, { position: err.position });
+    throw err;
   }
+  for (const { field } of fields) {
+    const type = own(index.fields, field)?.type;
+    if (type !== 'text' && type !== 'html') {
+      throw new AppError('invalid_request', `Invalid request: boosting: '${field}' is not a text or html field of index '${index.uid}'; boost one of: ${textFieldNames(index.fields).join(', ')}`, { position: boosting.indexOf(field) });
+    }
+  }
+  return fields;
+}
+
+function checkFields(index: IndexRecord, fields: string[]): void {
+  for (const f of fields) {
+    if (!own(index.fields, f)) throw new AppError('invalid_request', `Invalid request: fields: '${f}' is not a field of index '${index.uid}'`);
+  }
+}
+
+function parsedFilter(filter: string): FqNode {
+  try {
+    return parseFilter(filter);
+  } catch (err) {
+    if (err instanceof FilterSyntaxError) throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
+    throw err;
+  }
+}
+
+/** The compiled filter (checked against the schema: unknown fields and bad values are 400s), or null when it lets everything through. */
+function compiledFilter(index: IndexRecord, analyzer: Analyzer, node: FqNode, budget: SearchBudget | null): Predicate | null {
+  if (node.kind === 'all') return null;
+  try {
+    return compileFilter(node, { fields: index.fields, analyzer, now: new Date(), ...(budget && { spend: (n: number) => budget.spend(n) }) });
+  } catch (err) {
+    if (err instanceof FilterFieldError) throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
+    throw err;
+  }
+}
+
+/** Terms of the whole query score; a quoted phrase must also occur as written in a boosted field. */
+function parseQuery(analyzer: Analyzer, query: string) {
+  const phrases = [...query.matchAll(/"([^"]*)"/g)].map((m) => analyzer.analyze(m[1])).filter((r) => r.length > 1);
+  return { terms: analyzer.analyze(query.replace(/"/g, ' ')), phrases };
 }
 
 function isTextField(state: IndexState, field: string): boolean {

@@ -8,6 +8,7 @@ import type { SectionStore } from './section-store.js';
 import type { SessionStore } from './session-store.js';
 import type { SourceStore } from './source-store.js';
 import type { SearchVectors, VectorIndex } from './vector-index.js';
+import type { KeywordIndex } from './keyword-index.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { DiskSpace } from '../disk-guard.js';
 
@@ -21,6 +22,8 @@ export interface Storage {
   sections: SectionStore;
   /** An external vector index (Qdrant) the workers write; null: each search engine holds the vectors in memory. */
   vectors: VectorIndex | null;
+  /** The keyword leg kept in Qdrant (QUARRY_KEYWORD_INDEX=qdrant), which the workers write; null: each search engine holds it. */
+  keywords: KeywordIndex | null;
   /** The vectors a new search engine reads (and, when followed, fills): each call gives an engine its own. */
   searchVectors(): SearchVectors;
   /** Where search engines keep their snapshots of indexes; null: none kept (every start replays the store). */
@@ -41,4 +44,4 @@ export interface Storage {
 }
 
 /** What a backend (SQLite, PostgreSQL) builds; createStorage adds what is chosen across backends. */
-export type BackendStorage = Omit<Storage, 'searchVectors' | 'snapshots'>;
+export type BackendStorage = Omit<Storage, 'searchVectors' | 'snapshots' | 'keywords'>;

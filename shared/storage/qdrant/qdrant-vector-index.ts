@@ -291,9 +291,9 @@ export class QdrantRequestError extends Error {
 }
 
 /** Qdrant answers 404 for a collection that does not exist. */
-const isNotFound = (e: unknown) => e instanceof QdrantRequestError && e.status === 404;
+export const isNotFound = (e: unknown) => e instanceof QdrantRequestError && e.status === 404;
 
-function qdrantFailure(what: string, collection: string | null, e: unknown, apiKey: string | undefined): QdrantRequestError {
+export function qdrantFailure(what: string, collection: string | null, e: unknown, apiKey: string | undefined): QdrantRequestError {
   if (e instanceof QdrantRequestError) return e;
   let status: number | null = null;
   let detail: string;

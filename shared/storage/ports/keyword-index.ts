@@ -1,0 +1,66 @@
+import type { FieldSpec } from '../../indexes/index-schema.js';
+import type { FqNode } from '../../search/query/fq-ast.js';
+import type { FieldBoost } from '../../search/query/qf-parser.js';
+import type { UnitTerms } from '../../search/rank/inverted-index.js';
+import type { DocumentRef } from './document-store.js';
+import type { FilterValue } from './vector-index.js';
+
+/** One section's analysed tokens per field (as the embedded engine indexes it), with its document's filterable values. */
+export interface KeywordUnit extends DocumentRef {
+  ord: number;
+  terms: UnitTerms;
+  /** The document's string, number, boolean and date fields (arrays for multi-valued ones). */
+  fields?: Record<string, FilterValue | FilterValue[]>;
+}
+
+/** A keyword search as the embedded engine runs it: DisMax BM25 over boosted fields, an fq filter, the best section per document. */
+export interface KeywordSearch {
+  fields: FieldBoost[];
+  /** Analysed query terms, a repeated term repeated. */
+  terms: string[];
+  tie: number;
+  /** The parsed fq (validated against `schema` beforehand), null for none. */
+  filter: FqNode | null;
+  schema: Record<string, FieldSpec>;
+  /** What NOW means in the filter's date math. */
+  now: Date;
+  /** Documents wanted. */
+  limit: number;
+}
+
+export interface KeywordHit extends DocumentRef {
+  /** The document's best section. */
+  ord: number;
+  score: number;
+}
+
+/** A part of a filter the keyword index cannot evaluate exactly: answered 400, naming it and the mode. */
+export class KeywordFilterUnsupported extends Error {
+  constructor(
+    /** What was written, e.g. "a wildcard on string field 'sku'". */
+    readonly construct: string,
+    /** 0-based offset in the filter. */
+    readonly position: number,
+  ) {
+    super(`${construct} is not available with QUARRY_KEYWORD_INDEX=qdrant`);
+    this.name = 'KeywordFilterUnsupported';
+  }
+}
+
+/**
+ * The keyword leg kept outside the API processes (Qdrant's sparse vectors), so an API replica holds no
+ * corpus. Writes are idempotent like the vector index's: a section's identity is its index, document,
+ * version and position. Scores are the embedded engine's (DisMax over BM25, same analyzer and formula).
+ */
+export interface KeywordIndex {
+  /** Writes the sections; when it returns they are searchable. `schema`: the index's fields (its text fields become vectors). */
+  upsert(index: string, schema: Record<string, FieldSpec>, units: KeywordUnit[]): Promise<void>;
+  /** Removes every section of each document whose version is below the given one. */
+  deleteOlder(index: string, refs: DocumentRef[]): Promise<void>;
+  /** Removes the sections of exactly these document versions. */
+  deleteVersions(index: string, refs: DocumentRef[]): Promise<void>;
+  /** The `limit` best documents, each by its best section, best first (ties by uid); throws KeywordFilterUnsupported. */
+  search(index: string, search: KeywordSearch): Promise<KeywordHit[]>;
+  dropIndex(index: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,157 @@
+// The keyword leg on Qdrant (QUARRY_KEYWORD_INDEX=qdrant) against the embedded engine: the same
+// sections, the same queries and filters, the same documents in the same order with the same scores.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IndexRecord } from '../../shared/indexes/index-schema.js';
+import { IndexState } from '../../shared/search/engine/index-state.js';
+import { documentUnitTerms } from '../../shared/search/engine/unit-terms.js';
+import { compileFilter } from '../../shared/search/filter/compile-filter.js';
+import { parseFilter } from '../../shared/search/query/fq-parser.js';
+import type { FieldBoost } from '../../shared/search/query/qf-parser.js';
+import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
+import { topUnits } from '../../shared/search/rank/top-units.js';
+import { KeywordFilterUnsupported, type KeywordUnit } from '../../shared/storage/ports/keyword-index.js';
+import { createQdrantKeywordIndex, type QdrantKeywordIndex } from '../../shared/storage/qdrant/qdrant-keyword-index.js';
+import { prng } from '../helpers/prng.js';
+import { startQdrantStandIn, type QdrantStandIn } from '../helpers/qdrant-stand-in.js';
+
+const index = {
+  id: 1, uid: 'kw', languageCode: 'en', updatedAt: 1,
+  fields: {
+    title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'string', multi_valued: true }, n: { type: 'int' },
+    price: { type: 'float' }, at: { type: 'date' }, flag: { type: 'boolean' },
+  },
+} as unknown as IndexRecord;
+
+const WORDS = ['cell', 'protein', 'cancer', 'gene', 'mouse', 'blood', 'brain', 'heart', 'virus', 'drug', 'dose', 'risk', 'trial',
+  'patient', 'tumour', 'growth', 'signal', 'immune', 'liver', 'kidney', 'insulin', 'obesity', 'memory', 'sleep', 'vitamin',
+  'bacteria', 'infection', 'therapy', 'receptor', 'enzyme', 'pathway', 'mutation', 'neuron', 'muscle', 'bone', 'skin', 'lung'];
+
+interface Doc { uid: string; title: string; sections: string[]; fields: Record<string, unknown> }
+
+function corpus(n: number, seed: number): Doc[] {
+  const rnd = prng(seed);
+  const word = () => WORDS[Math.floor(rnd() * rnd() * WORDS.length)];
+  const words = (k: number) => Array.from({ length: k }, word).join(' ');
+  return Array.from({ length: n }, (_, i) => ({
+    uid: `d${String(i).padStart(4, '0')}`,
+    title: words(2 + Math.floor(rnd() * 4)),
+    sections: Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => words(5 + Math.floor(rnd() * 40))),
+    fields: {
+      tag: ['a', 'b', 'c'].filter(() => rnd() < 0.4), n: Math.floor(rnd() * 20), price: Math.round(rnd() * 1000) / 10,
+      at: new Date(Date.UTC(2024, 0, 1) + Math.floor(rnd() * 365) * 86_400_000).toISOString().slice(0, 10), flag: rnd() < 0.5,
+    },
+  }));
+}
+
+function embedded(docs: Doc[]): IndexState {
+  const state = new IndexState(index);
+  for (const d of docs) {
+    const sections = d.sections.map((text, ord) => ({ id: ord, uid: d.uid, version: 1, ord, field: 'body', title: '', anchor: null, text, vector: null, vectorModel: null }));
+    state.setDocument(d.uid, sections, { title: d.title, ...d.fields });
+  }
+  return state;
+}
+
+function units(docs: Doc[], state: IndexState): KeywordUnit[] {
+  return docs.flatMap((d) => {
+    const terms = documentUnitTerms(state.analyzer, index, d.sections.map((text) => ({ field: 'body', title: '', text })), { title: d.title, ...d.fields });
+    return terms.map((t, ord) => ({ uid: d.uid, version: 1, ord, terms: t, fields: d.fields as KeywordUnit['fields'] }));
+  });
+}
+
+/** What the embedded engine ranks: every unit scored, the best per document, documents by score then uid. */
+function embeddedTop(state: IndexState, query: string, fields: FieldBoost[], tie: number, filter: string, limit: number) {
+  const terms = state.analyzer.analyze(query);
+  const node = parseFilter(filter);
+  const pred = node.kind === 'all' ? null : compileFilter(node, { fields: index.fields, analyzer: state.analyzer, now: new Date() });
+  const allow = pred ? (u: number) => pred({ value: (f) => state.fieldValue(state.uidOf(u), f), terms: (f) => state.termsOf(state.uidOf(u), f) }) : undefined;
+  const { units: matched, scores } = scoreDisMaxDense(state.inverted, terms, { fields, tie, allow });
+  const best = new Map<string, number>();
+  for (const u of topUnits(matched, scores, matched.length)) if (!best.has(state.uidOf(u))) best.set(state.uidOf(u), scores[u]);
+  return [...best].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+}
+
+describe('QdrantKeywordIndex (stand-in) against the embedded engine', () => {
+  let standIn: QdrantStandIn;
+  let keyword: QdrantKeywordIndex;
+  const docs = corpus(400, 7);
+  const state = embedded(docs);
+  beforeAll(async () => {
+    standIn = await startQdrantStandIn();
+    keyword = createQdrantKeywordIndex({ url: standIn.url });
+    await keyword.upsert('kw', index.fields, units(docs, state));
+  });
+  afterAll(async () => {
+    expect(standIn.violations).toEqual([]);
+    await standIn.close();
+  });
+
+  const search = (query: string, fields: FieldBoost[], tie: number, filter: string, limit: number) =>
+    keyword.search('kw', { fields, terms: state.analyzer.analyze(query), tie, filter: filter ? parseFilter(filter) : null, schema: index.fields, now: new Date(), limit });
+
+  const cases: [string, FieldBoost[], number, string, number][] = [
+    ['cancer cell', [{ field: 'body', boost: 1 }], 0, '', 10],
+    ['protein gene mouse', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, '', 10],
+    ['protein gene mouse', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0.3, '', 10],
+    ['blood blood heart risk', [{ field: 'title', boost: 1.5 }, { field: 'body', boost: 1 }], 0.1, '', 25],
+    ['lung', [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }], 1, '', 5],
+    ['vitamin sleep memory', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, 'tag:a', 10],
+    ['vitamin sleep memory', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, 'n:[3 TO 9} AND -tag:b', 10],
+    ['cell', [{ field: 'body', boost: 1 }], 0, 'price:[10.5 TO 50] OR flag:true', 10],
+    ['cell drug', [{ field: 'body', boost: 1 }], 0, 'at:[2024-03-01 TO 2024-06-30]', 10],
+    ['cell drug', [{ field: 'body', boost: 1 }], 0, 'at:2024-02-03 OR tag:*', 10],
+    ['cell drug', [{ field: 'body', boost: 1 }], 0, '-tag:* AND n:7', 10],
+  ];
+  for (const [query, fields, tie, filter, limit] of cases) {
+    it(`"${query}" over ${fields.map((f) => `${f.field}^${f.boost}`).join(' ')}, tie ${tie}${filter ? `, fq ${filter}` : ''}: the same documents and scores`, async () => {
+      const want = embeddedTop(state, query, fields, tie, filter, limit);
+      const got = await search(query, fields, tie, filter, limit);
+      expect(want.length).toBeGreaterThan(0);
+      expect(got.map((h) => h.uid)).toEqual(want.map(([uid]) => uid));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][1], 9));
+    });
+  }
+
+  it('asks again for more candidates when the first ones cannot prove the top', async () => {
+    // 60 documents strong in the title alone, 60 strong in the body alone, and one middling in both:
+    // the best overall, but outside each field's first 50 candidates.
+    const wide: Doc[] = [
+      ...Array.from({ length: 60 }, (_, i) => ({ uid: `t${i}`, title: 'alpha alpha alpha', sections: ['delta'], fields: {} })),
+      ...Array.from({ length: 60 }, (_, i) => ({ uid: `b${i}`, title: 'delta', sections: ['beta beta beta'], fields: {} })),
+      { uid: 'x', title: 'alpha gamma gamma', sections: ['beta gamma gamma gamma'], fields: {} },
+    ];
+    const wideState = embedded(wide);
+    await keyword.upsert('wide', index.fields, units(wide, wideState));
+    const fields = [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }];
+    const want = embeddedTop(wideState, 'alpha beta', fields, 0, '', 1);
+    expect(want[0][0]).toBe('x');
+    const before = standIn.calls.length;
+    const got = await keyword.search('wide', { fields, terms: wideState.analyzer.analyze('alpha beta'), tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 1 });
+    expect(got.map((h) => h.uid)).toEqual(['x']);
+    expect(got[0].score).toBeCloseTo(want[0][1], 9);
+    // Two tries of two batched requests each (candidates, then their scores).
+    expect(standIn.calls.slice(before).filter((c) => c.operation === 'query_batch_points')).toHaveLength(4);
+  });
+
+  it('refuses, naming the construct, what Qdrant cannot evaluate exactly', async () => {
+    for (const [filter, construct] of [['tag:a*', 'a wildcard on string field'], ['body:cell', 'a filter on text field'], ['tag:[a TO b]', 'a range on string field'], ['tag:ab~1', 'a fuzzy term']]) {
+      const err = await search('cell', [{ field: 'body', boost: 1 }], 0, filter, 10).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(KeywordFilterUnsupported);
+      expect((err as Error).message).toContain(construct);
+      expect((err as Error).message).toContain('QUARRY_KEYWORD_INDEX=qdrant');
+    }
+  });
+
+  it('follows replaced and deleted versions, and finds nothing in an index never written', async () => {
+    const d = docs[0];
+    const terms = documentUnitTerms(state.analyzer, index, [{ field: 'body', title: '', text: 'zebra zebra giraffe' }], { title: 'zoo', ...d.fields });
+    await keyword.upsert('kw', index.fields, [{ uid: d.uid, version: 2, ord: 0, terms: terms[0], fields: d.fields as KeywordUnit['fields'] }]);
+    await keyword.deleteOlder('kw', [{ uid: d.uid, version: 2 }]);
+    const zebra = await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10);
+    expect(zebra.map((h) => [h.uid, h.version])).toEqual([[d.uid, 2]]);
+    expect((await search(d.title, [{ field: 'title', boost: 1 }], 0, '', 400)).some((h) => h.uid === d.uid && h.version === 1)).toBe(false);
+    await keyword.deleteVersions('kw', [{ uid: d.uid, version: 2 }]);
+    expect(await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10)).toEqual([]);
+    expect(await keyword.search('never', { fields: [{ field: 'body', boost: 1 }], terms: ['cell'], tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 10 })).toEqual([]);
+  });
+});
