@@ -656,8 +656,15 @@ function matches(filter: Schema | undefined | null, p: StoredPoint): boolean {
   );
 }
 
+const idSets = new WeakMap<Json[], Set<string>>();
+
 function condition(c: Schema, p: StoredPoint): boolean {
-  if (Array.isArray(c.has_id)) return c.has_id.some((id) => idKey(id as string | number) === idKey(p.id));
+  if (Array.isArray(c.has_id)) {
+    // A search checks every point against the list: a set per request keeps that linear, not quadratic.
+    let ids = idSets.get(c.has_id);
+    if (!ids) idSets.set(c.has_id, (ids = new Set(c.has_id.map((id) => idKey(id as string | number)))));
+    return ids.has(idKey(p.id));
+  }
   // Empty: missing, null or []; null: present and null (Qdrant's filtering documentation, "Is Empty" and "Is Null").
   if (isObject(c.is_empty)) {
     const raw = field(p, c.is_empty.key as string);

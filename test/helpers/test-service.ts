@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import type { Logger } from 'pino';
 import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { freshSchema } from './postgres.js';
+import { startQdrantStandIn } from './qdrant-stand-in.js';
 import { buildApp, closeApp, flushApp } from '../../api/app.js';
 import { createHttpServer } from '../../api/http-server.js';
 import { loadConfig, type Config } from '../../shared/config/config.js';
@@ -74,13 +75,27 @@ export async function deleteKeys(redis: Redis, prefix: string) {
 
 /**
  * The storage a test service runs on: SQLite in its data folder, or (QUARRY_TEST_STORAGE=postgres, to run
- * any suite against it) a schema of its own in the run's PostgreSQL database.
+ * any suite against it) a schema of its own in the run's PostgreSQL database, or (QUARRY_TEST_STORAGE=qdrant)
+ * that with vectors and the keyword leg in a Qdrant stand-in of its own.
  */
 async function storageEnv(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
-  if (process.env.QUARRY_TEST_STORAGE !== 'postgres') return { env: {}, drop: async () => {} };
+  const mode = process.env.QUARRY_TEST_STORAGE;
+  if (mode !== 'postgres' && mode !== 'qdrant') return { env: {}, drop: async () => {} };
   const url = inject('databaseUrl');
   const { schema, drop } = await freshSchema(url);
-  return { env: { QUARRY_STORAGE: 'postgres', DATABASE_URL: url, QUARRY_DATABASE_SCHEMA: schema }, drop };
+  const env = { QUARRY_STORAGE: 'postgres', DATABASE_URL: url, QUARRY_DATABASE_SCHEMA: schema };
+  if (mode === 'postgres') return { env, drop };
+  // Vectors and the keyword leg in (a stand-in for) Qdrant: every request the service sends is checked
+  // against Qdrant's API description, and a refused one fails the suite when the service stops.
+  const qdrant = await startQdrantStandIn();
+  return {
+    env: { ...env, QDRANT_URL: qdrant.url, QUARRY_KEYWORD_INDEX: 'qdrant' },
+    async drop() {
+      await qdrant.close();
+      await drop();
+      if (qdrant.violations.length) throw new Error(`requests Qdrant's API description refuses: ${JSON.stringify(qdrant.violations.slice(0, 3))}`);
+    },
+  };
 }
 
 export async function startTestService(options: {

@@ -178,7 +178,7 @@ export class ContentSearch {
     try {
       hits = await ext.keywords.search(index.uid, { fields, terms, tie: req.tie, filter: node.kind === 'all' ? null : node, schema: index.fields, now: new Date(), limit: req.limit });
     } catch (err) {
-      if (err instanceof KeywordFilterUnsupported) throw new AppError('invalid_filter', `Invalid request: filter: ${err.message}`, { position: err.position });
+      if (err instanceof KeywordFilterUnsupported) throw new AppError('invalid_filter', `Invalid request: filter: at position ${err.position}: ${err.message}`, { position: err.position });
       throw err;
     }
     const [sections, stored] = await Promise.all([
