@@ -1,12 +1,13 @@
-// Runs the VectorIndex contract (test/contract/vector-index.contract.ts) against a real Qdrant, in a
-// collection of its own that is dropped afterwards, and records each behaviour's result and time
-// with the server's version in bench-results/qdrant-contract.json.
+// Runs the VectorIndex contract (test/contract/vector-index.contract.ts) and the keyword leg's
+// (test/contract/keyword-index.test.ts: the same documents and scores as the embedded engine) against a
+// real Qdrant, in collections of their own that are dropped afterwards, and records each behaviour's
+// result and time with the server's version in bench-results/qdrant-contract.json.
 //   QDRANT_URL=http://localhost:6333 [QDRANT_API_KEY=...] npx tsx scripts/qdrant-contract.ts
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startVitest } from 'vitest/node';
 import { createQdrantVectorIndex } from '../shared/storage/qdrant/qdrant-vector-index.js';
 
-const TEST_FILE = 'test/contract/vector-index.test.ts';
+const TEST_FILES = ['test/contract/vector-index.test.ts', 'test/contract/keyword-index.test.ts'];
 const OUT = 'bench-results/qdrant-contract.json';
 
 interface BehaviourResult {
@@ -34,8 +35,8 @@ async function main(): Promise<number> {
   if (version === null) return 1;
 
   // No config file: the project's global setup starts Redis, which this contract does not need.
-  // The test file reads QDRANT_URL and QDRANT_API_KEY from the environment its workers inherit.
-  const vitest = await startVitest('test', [TEST_FILE], {
+  // The test files read QDRANT_URL and QDRANT_API_KEY from the environment their workers inherit.
+  const vitest = await startVitest('test', TEST_FILES, {
     config: false,
     watch: false,
     run: true,

@@ -1,5 +1,6 @@
 // The keyword leg on Qdrant (QUARRY_KEYWORD_INDEX=qdrant) against the embedded engine: the same
 // sections, the same queries and filters, the same documents in the same order with the same scores.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import { IndexState } from '../../shared/search/engine/index-state.js';
@@ -71,87 +72,123 @@ function embeddedTop(state: IndexState, query: string, fields: FieldBoost[], tie
   return [...best].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
 }
 
-describe('QdrantKeywordIndex (stand-in) against the embedded engine', () => {
-  let standIn: QdrantStandIn;
-  let keyword: QdrantKeywordIndex;
-  const docs = corpus(400, 7);
-  const state = embedded(docs);
-  beforeAll(async () => {
-    standIn = await startQdrantStandIn();
-    keyword = createQdrantKeywordIndex({ url: standIn.url });
-    await keyword.upsert('kw', index.fields, units(docs, state));
-  });
-  afterAll(async () => {
-    expect(standIn.violations).toEqual([]);
-    await standIn.close();
-  });
+const CASES: [string, FieldBoost[], number, string, number][] = [
+  ['cancer cell', [{ field: 'body', boost: 1 }], 0, '', 10],
+  ['protein gene mouse', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, '', 10],
+  ['protein gene mouse', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0.3, '', 10],
+  ['blood blood heart risk', [{ field: 'title', boost: 1.5 }, { field: 'body', boost: 1 }], 0.1, '', 25],
+  ['lung', [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }], 1, '', 5],
+  ['vitamin sleep memory', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, 'tag:a', 10],
+  ['vitamin sleep memory', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, 'n:[3 TO 9} AND -tag:b', 10],
+  ['cell', [{ field: 'body', boost: 1 }], 0, 'price:[10.5 TO 50] OR flag:true', 10],
+  ['cell drug', [{ field: 'body', boost: 1 }], 0, 'at:[2024-03-01 TO 2024-06-30]', 10],
+  ['cell drug', [{ field: 'body', boost: 1 }], 0, 'at:2024-02-03 OR tag:*', 10],
+  ['cell drug', [{ field: 'body', boost: 1 }], 0, '-tag:* AND n:7', 10],
+];
 
-  const search = (query: string, fields: FieldBoost[], tie: number, filter: string, limit: number) =>
-    keyword.search('kw', { fields, terms: state.analyzer.analyze(query), tie, filter: filter ? parseFilter(filter) : null, schema: index.fields, now: new Date(), limit });
+interface Target {
+  url: string;
+  apiKey?: string;
+  /** Collections are named `<prefix><index uid>`: a real Qdrant gets a prefix of its own per run. */
+  prefix: string;
+  /** Operations served so far (the stand-in only). */
+  calls?: () => { operation: string }[];
+  close(): Promise<void>;
+}
 
-  const cases: [string, FieldBoost[], number, string, number][] = [
-    ['cancer cell', [{ field: 'body', boost: 1 }], 0, '', 10],
-    ['protein gene mouse', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, '', 10],
-    ['protein gene mouse', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0.3, '', 10],
-    ['blood blood heart risk', [{ field: 'title', boost: 1.5 }, { field: 'body', boost: 1 }], 0.1, '', 25],
-    ['lung', [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }], 1, '', 5],
-    ['vitamin sleep memory', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, 'tag:a', 10],
-    ['vitamin sleep memory', [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }], 0, 'n:[3 TO 9} AND -tag:b', 10],
-    ['cell', [{ field: 'body', boost: 1 }], 0, 'price:[10.5 TO 50] OR flag:true', 10],
-    ['cell drug', [{ field: 'body', boost: 1 }], 0, 'at:[2024-03-01 TO 2024-06-30]', 10],
-    ['cell drug', [{ field: 'body', boost: 1 }], 0, 'at:2024-02-03 OR tag:*', 10],
-    ['cell drug', [{ field: 'body', boost: 1 }], 0, '-tag:* AND n:7', 10],
-  ];
-  for (const [query, fields, tie, filter, limit] of cases) {
-    it(`"${query}" over ${fields.map((f) => `${f.field}^${f.boost}`).join(' ')}, tie ${tie}${filter ? `, fq ${filter}` : ''}: the same documents and scores`, async () => {
-      const want = embeddedTop(state, query, fields, tie, filter, limit);
-      const got = await search(query, fields, tie, filter, limit);
-      expect(want.length).toBeGreaterThan(0);
-      expect(got.map((h) => h.uid)).toEqual(want.map(([uid]) => uid));
-      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][1], 9));
+/**
+ * The contract: against the stand-in always, against a real Qdrant when QDRANT_URL is set (`npm run
+ * qdrant:contract`). Scores agree to 9 decimals with the stand-in (doubles throughout), to 4 with Qdrant,
+ * which stores sparse values as 32-bit floats.
+ */
+function keywordContract(name: string, digits: number, start: () => Promise<Target>) {
+  describe(name, () => {
+    let target: Target;
+    let keyword: QdrantKeywordIndex;
+    const docs = corpus(400, 7);
+    const state = embedded(docs);
+    beforeAll(async () => {
+      target = await start();
+      keyword = createQdrantKeywordIndex({ url: target.url, apiKey: target.apiKey, collectionPrefix: target.prefix });
+      await keyword.upsert('kw', index.fields, units(docs, state));
     });
-  }
+    afterAll(async () => {
+      for (const uid of ['kw', 'wide']) await keyword?.dropIndex(uid).catch(() => {});
+      await target?.close();
+    });
 
-  it('asks again for more candidates when the first ones cannot prove the top', async () => {
-    // 60 documents strong in the title alone, 60 strong in the body alone, and one middling in both:
-    // the best overall, but outside each field's first 50 candidates.
-    const wide: Doc[] = [
-      ...Array.from({ length: 60 }, (_, i) => ({ uid: `t${i}`, title: 'alpha alpha alpha', sections: ['delta'], fields: {} })),
-      ...Array.from({ length: 60 }, (_, i) => ({ uid: `b${i}`, title: 'delta', sections: ['beta beta beta'], fields: {} })),
-      { uid: 'x', title: 'alpha gamma gamma', sections: ['beta gamma gamma gamma'], fields: {} },
-    ];
-    const wideState = embedded(wide);
-    await keyword.upsert('wide', index.fields, units(wide, wideState));
-    const fields = [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }];
-    const want = embeddedTop(wideState, 'alpha beta', fields, 0, '', 1);
-    expect(want[0][0]).toBe('x');
-    const before = standIn.calls.length;
-    const got = await keyword.search('wide', { fields, terms: wideState.analyzer.analyze('alpha beta'), tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 1 });
-    expect(got.map((h) => h.uid)).toEqual(['x']);
-    expect(got[0].score).toBeCloseTo(want[0][1], 9);
-    // Two tries of two batched requests each (candidates, then their scores).
-    expect(standIn.calls.slice(before).filter((c) => c.operation === 'query_batch_points')).toHaveLength(4);
-  });
+    const search = (query: string, fields: FieldBoost[], tie: number, filter: string, limit: number) =>
+      keyword.search('kw', { fields, terms: state.analyzer.analyze(query), tie, filter: filter ? parseFilter(filter) : null, schema: index.fields, now: new Date(), limit });
 
-  it('refuses, naming the construct, what Qdrant cannot evaluate exactly', async () => {
-    for (const [filter, construct] of [['tag:a*', 'a wildcard on string field'], ['body:cell', 'a filter on text field'], ['tag:[a TO b]', 'a range on string field'], ['tag:ab~1', 'a fuzzy term']]) {
-      const err = await search('cell', [{ field: 'body', boost: 1 }], 0, filter, 10).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(KeywordFilterUnsupported);
-      expect((err as Error).message).toContain(construct);
-      expect((err as Error).message).toContain('QUARRY_KEYWORD_INDEX=qdrant');
+    for (const [query, fields, tie, filter, limit] of CASES) {
+      it(`"${query}" over ${fields.map((f) => `${f.field}^${f.boost}`).join(' ')}, tie ${tie}${filter ? `, fq ${filter}` : ''}: the same documents and scores`, async () => {
+        const want = embeddedTop(state, query, fields, tie, filter, limit);
+        const got = await search(query, fields, tie, filter, limit);
+        expect(want.length).toBeGreaterThan(0);
+        expect(got.map((h) => h.uid)).toEqual(want.map(([uid]) => uid));
+        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][1], digits));
+      });
     }
-  });
 
-  it('follows replaced and deleted versions, and finds nothing in an index never written', async () => {
-    const d = docs[0];
-    const terms = documentUnitTerms(state.analyzer, index, [{ field: 'body', title: '', text: 'zebra zebra giraffe' }], { title: 'zoo', ...d.fields });
-    await keyword.upsert('kw', index.fields, [{ uid: d.uid, version: 2, ord: 0, terms: terms[0], fields: d.fields as KeywordUnit['fields'] }]);
-    await keyword.deleteOlder('kw', [{ uid: d.uid, version: 2 }]);
-    const zebra = await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10);
-    expect(zebra.map((h) => [h.uid, h.version])).toEqual([[d.uid, 2]]);
-    expect((await search(d.title, [{ field: 'title', boost: 1 }], 0, '', 400)).some((h) => h.uid === d.uid && h.version === 1)).toBe(false);
-    await keyword.deleteVersions('kw', [{ uid: d.uid, version: 2 }]);
-    expect(await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10)).toEqual([]);
-    expect(await keyword.search('never', { fields: [{ field: 'body', boost: 1 }], terms: ['cell'], tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 10 })).toEqual([]);
+    it('asks again for more candidates when the first ones cannot prove the top', async () => {
+      // 60 documents strong in the title alone, 60 strong in the body alone, and one middling in both:
+      // the best overall, but outside each field's first 50 candidates.
+      const wide: Doc[] = [
+        ...Array.from({ length: 60 }, (_, i) => ({ uid: `t${i}`, title: 'alpha alpha alpha', sections: ['delta'], fields: {} })),
+        ...Array.from({ length: 60 }, (_, i) => ({ uid: `b${i}`, title: 'delta', sections: ['beta beta beta'], fields: {} })),
+        { uid: 'x', title: 'alpha gamma gamma', sections: ['beta gamma gamma gamma'], fields: {} },
+      ];
+      const wideState = embedded(wide);
+      await keyword.upsert('wide', index.fields, units(wide, wideState));
+      const fields = [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }];
+      const want = embeddedTop(wideState, 'alpha beta', fields, 0, '', 1);
+      expect(want[0][0]).toBe('x');
+      const before = target.calls?.().length ?? 0;
+      const got = await keyword.search('wide', { fields, terms: wideState.analyzer.analyze('alpha beta'), tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 1 });
+      expect(got.map((h) => h.uid)).toEqual(['x']);
+      expect(got[0].score).toBeCloseTo(want[0][1], digits);
+      // Two tries of two batched requests each (candidates, then their scores).
+      if (target.calls) expect(target.calls().slice(before).filter((c) => c.operation === 'query_batch_points')).toHaveLength(4);
+    });
+
+    it('refuses, naming the construct, what Qdrant cannot evaluate exactly', async () => {
+      for (const [filter, construct] of [['tag:a*', 'a wildcard on string field'], ['body:cell', 'a filter on text field'], ['tag:[a TO b]', 'a range on string field'], ['tag:ab~1', 'a fuzzy term']]) {
+        const err = await search('cell', [{ field: 'body', boost: 1 }], 0, filter, 10).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(KeywordFilterUnsupported);
+        expect((err as Error).message).toContain(construct);
+        expect((err as Error).message).toContain('QUARRY_KEYWORD_INDEX=qdrant');
+      }
+    });
+
+    it('follows replaced and deleted versions, and finds nothing in an index never written', async () => {
+      const d = docs[0];
+      const terms = documentUnitTerms(state.analyzer, index, [{ field: 'body', title: '', text: 'zebra zebra giraffe' }], { title: 'zoo', ...d.fields });
+      await keyword.upsert('kw', index.fields, [{ uid: d.uid, version: 2, ord: 0, terms: terms[0], fields: d.fields as KeywordUnit['fields'] }]);
+      await keyword.deleteOlder('kw', [{ uid: d.uid, version: 2 }]);
+      const zebra = await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10);
+      expect(zebra.map((h) => [h.uid, h.version])).toEqual([[d.uid, 2]]);
+      expect((await search(d.title, [{ field: 'title', boost: 1 }], 0, '', 400)).some((h) => h.uid === d.uid && h.version === 1)).toBe(false);
+      await keyword.deleteVersions('kw', [{ uid: d.uid, version: 2 }]);
+      expect(await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10)).toEqual([]);
+      expect(await keyword.search('never', { fields: [{ field: 'body', boost: 1 }], terms: ['cell'], tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 10 })).toEqual([]);
+    });
   });
+}
+
+keywordContract('QdrantKeywordIndex (stand-in) against the embedded engine', 9, async () => {
+  const standIn: QdrantStandIn = await startQdrantStandIn();
+  return {
+    url: standIn.url, prefix: 'quarry_kw_', calls: () => standIn.calls,
+    async close() {
+      await standIn.close();
+      expect(standIn.violations).toEqual([]);
+    },
+  };
+});
+
+const realQdrant = process.env.QDRANT_URL;
+describe.skipIf(!realQdrant)('against a real Qdrant', () => {
+  keywordContract('QdrantKeywordIndex (a real Qdrant) against the embedded engine', 4, async () => ({
+    url: realQdrant!, apiKey: process.env.QDRANT_API_KEY || undefined, prefix: `quarry_contract_${randomUUID().slice(0, 8)}_`, close: async () => {},
+  }));
 });
