@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexRecord } from '../../shared/indexes/index-schema.js';
 import { IndexState } from '../../shared/search/engine/index-state.js';
-import { documentUnitTerms } from '../../shared/search/engine/unit-terms.js';
+import { documentUnitTerms, PAGE_ONCE_FIELDS } from '../../shared/search/engine/unit-terms.js';
 import { compileFilter } from '../../shared/search/filter/compile-filter.js';
 import { parseFilter } from '../../shared/search/query/fq-parser.js';
 import type { FieldBoost } from '../../shared/search/query/qf-parser.js';
 import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
+import { pageScores } from '../../shared/search/rank/page-scores.js';
 import { KeywordFilterUnsupported, type KeywordUnit } from '../../shared/storage/ports/keyword-index.js';
 import { createQdrantKeywordIndex, type QdrantKeywordIndex } from '../../shared/storage/qdrant/qdrant-keyword-index.js';
 import { prng } from '../helpers/prng.js';
@@ -129,6 +130,31 @@ function keywordContract(name: string, digits: number, start: () => Promise<Targ
         got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][1], digits));
       });
     }
+
+    it('ranks sections, several of a document, as the embedded engine does', async () => {
+      const fields = [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }];
+      const terms = state.analyzer.analyze('protein cancer cell');
+      const { units: matched, scores } = scoreDisMaxDense(state.inverted, terms, { fields });
+      const want = topUnits(matched, scores, 30).map((u) => [state.uidOf(u), state.unitRef(u).ord, scores[u]] as const);
+      const got = await keyword.searchSections('kw', { fields, terms, tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 30 });
+      expect(new Set(got.map((h) => h.uid)).size).toBeLessThan(got.length);
+      expect(got.map((h) => h.score)).toEqual(want.map(([, , score]) => expect.closeTo(score, digits)));
+      // Sections of equal score may come in another order; the set at each score is the same.
+      const key = (uid: string, ord: number, score: number) => `${score.toFixed(digits - 2)} ${uid} ${ord}`;
+      expect(got.map((h) => key(h.uid, h.ord, h.score)).sort()).toEqual(want.map(([uid, ord, score]) => key(uid, ord, score)).sort());
+    });
+
+    it('scores whole pages as the embedded engine does (the search interface\'s page evidence)', async () => {
+      const fields = [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }];
+      const terms = state.analyzer.analyze('blood heart risk risk');
+      const wanted = docs.slice(0, 120).map((d) => ({ doc: d.uid, units: state.unitsOf(d.uid) }));
+      const want = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PAGE_ONCE_FIELDS, wanted);
+      const got = await keyword.pageScores('kw', { fields, terms, docs: docs.slice(1, 120).map((d) => ({ uid: d.uid, version: 1 })) });
+      want.delete(docs[0].uid); // replaced by the test below in the stand-in's copy: left out here
+      expect(want.size).toBeGreaterThan(10);
+      expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
+      for (const [uid, score] of want) expect(got.get(uid)).toBeCloseTo(score, digits);
+    });
 
     it('asks again for more candidates when the first ones cannot prove the top', async () => {
       // 60 documents strong in the title alone, 60 strong in the body alone, and one middling in both:

@@ -6,6 +6,9 @@ import type { UnitTerms } from '../rank/inverted-index.js';
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
 
+/** Fields copied onto every section of a page (the title): a page has them once. */
+export const PAGE_ONCE_FIELDS: ReadonlySet<string> = new Set(['title']);
+
 /** What a section contributes to keyword search. */
 export interface SectionText {
   field: string;

@@ -11,12 +11,13 @@ export interface SparseVector {
 /**
  * A field's tokens as a sparse vector whose values are BM25's term-frequency part, exactly as the
  * embedded engine scores a posting (dismax.ts): f / (f + k1 (1 - b + b · len / avgLength)) with Lucene's
- * one-byte length. A search engine that multiplies each value by the term's IDF and the query's weight
+ * one-byte length (`length`: the length BM25 sees, when
+ * it is not that of `tokens`, as for a page: the sum of its sections' lengths). A search engine that multiplies each value by the term's IDF and the query's weight
  * (Qdrant's `modifier: idf`) then computes BM25. `avgLength` is the field's average length in tokens.
  */
-export function bm25Vector(tokens: readonly string[], avgLength: number, bm25: Bm25Params = LUCENE_BM25): SparseVector {
+export function bm25Vector(tokens: readonly string[], avgLength: number, length = luceneLength(tokens.length), bm25: Bm25Params = LUCENE_BM25): SparseVector {
   const counts = termCounts(tokens);
-  const norm = bm25.k1 * (1 - bm25.b + (bm25.b * luceneLength(tokens.length)) / Math.max(avgLength, 1e-9));
+  const norm = bm25.k1 * (1 - bm25.b + (bm25.b * length) / Math.max(avgLength, 1e-9));
   const indices: number[] = [];
   const values: number[] = [];
   for (const [id, f] of counts) {

@@ -34,6 +34,14 @@ export interface KeywordHit extends DocumentRef {
   score: number;
 }
 
+/** Whole-page scores of some documents (the search interface's page evidence). */
+export interface PageQuery {
+  fields: FieldBoost[];
+  terms: string[];
+  /** The documents, at the versions their ranked sections are of. */
+  docs: DocumentRef[];
+}
+
 /** A part of a filter the keyword index cannot evaluate exactly: answered 400, naming it and the mode. */
 export class KeywordFilterUnsupported extends Error {
   constructor(
@@ -61,6 +69,10 @@ export interface KeywordIndex {
   deleteVersions(index: string, refs: DocumentRef[]): Promise<void>;
   /** The `limit` best documents, each by its best section, best first (ties by uid); throws KeywordFilterUnsupported. */
   search(index: string, search: KeywordSearch): Promise<KeywordHit[]>;
+  /** The `limit` best sections, several of a document allowed, best first. */
+  searchSections(index: string, search: KeywordSearch): Promise<KeywordHit[]>;
+  /** Whole-page BM25 (the embedded engine's pageScores) of these documents: uid -> score, absent when nothing matched. */
+  pageScores(index: string, query: PageQuery): Promise<Map<string, number>>;
   dropIndex(index: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,8 +1,11 @@
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
 import type { FieldSpec } from '../../indexes/index-schema.js';
 import { bm25Vector, queryVector } from '../../search/sparse/sparse-weights.js';
+import { luceneLength } from '../../search/rank/lucene-length.js';
 import type { DocumentRef } from '../ports/document-store.js';
-import type { KeywordHit, KeywordIndex, KeywordSearch, KeywordUnit } from '../ports/keyword-index.js';
+import type { KeywordHit, KeywordIndex, KeywordSearch, KeywordUnit, PageQuery } from '../ports/keyword-index.js';
+import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../../search/engine/unit-terms.js';
+import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { FilterValue } from '../ports/vector-index.js';
 import { fqToQdrant } from './fq-to-qdrant.js';
 import { fieldKey, isNotFound, pointId, qdrantFailure } from './qdrant-vector-index.js';
@@ -34,11 +37,20 @@ interface SectionRef {
 
 /** What a collection was created with: its vectors and the average field lengths its weights use. */
 interface CollectionMeta {
-  /** Sparse vector name by field (text fields and the section heading). */
+  /** Raised with any change to what the collection holds: an older collection is refused, not misread. */
+  layout: number;
+  /** Sparse vector name by field (text fields and the section heading): the sections' vectors. */
   vectors: Record<string, string>;
   /** Average length in tokens per field, fixed when the field was first written (see `calibrate`). */
   avgLength: Record<string, number>;
+  /** The same for the page points (a document's sections together, the search interface's page evidence). */
+  pageVectors: Record<string, string>;
+  pageAvgLength: Record<string, number>;
 }
+
+const LAYOUT = 2;
+/** `ord` of a document's page point (sections count from 0). */
+const PAGE_ORD = -1;
 
 /**
  * The keyword leg on Qdrant (QUARRY_KEYWORD_INDEX=qdrant): a collection per index (Qdrant's IDF is a
@@ -77,17 +89,27 @@ export class QdrantKeywordIndex implements KeywordIndex {
     const collection = this.collectionOf(index);
     const meta = await this.collection(index, schema, units);
     await this.ensureFieldIndexes(collection, schema);
-    for (let i = 0; i < units.length; i += UPSERT_BATCH) {
-      const points = units.slice(i, i + UPSERT_BATCH).map((u) => {
-        const vector: Record<string, Schemas['SparseVector']> = {};
-        for (const [field, tokens] of Object.entries(u.terms)) {
-          const name = meta.vectors[field];
-          if (!name) throw new Error(`field '${field}' has no sparse vector in ${collection}: the index's fields changed after it was created; drop and reload the index`);
-          if (tokens.length) vector[name] = bm25Vector(tokens, meta.avgLength[field] ?? tokens.length);
-        }
-        return { id: pointId(index, u.uid, u.version, u.ord), vector, payload: { doc: u.uid, version: u.version, ord: u.ord, ...payloadFields(schema, u.fields) } };
-      });
-      await this.call('upserting sections', collection, () => this.client.upsert(collection, { wait: true, ordering: 'strong', points }));
+    const vectorsOf = (terms: UnitTerms, names: Record<string, string>, avgLength: Record<string, number>, lengths?: Record<string, number>) => {
+      const vector: Record<string, Schemas['SparseVector']> = {};
+      for (const [field, tokens] of Object.entries(terms)) {
+        const name = names[field];
+        if (!name) throw new Error(`field '${field}' has no sparse vector in ${collection}: the index's fields changed after it was created; drop and reload the index`);
+        if (tokens.length) vector[name] = bm25Vector(tokens, avgLength[field] ?? tokens.length, lengths?.[field]);
+      }
+      return vector;
+    };
+    const sections = units.map((u) => ({
+      id: pointId(index, u.uid, u.version, u.ord), vector: vectorsOf(u.terms, meta.vectors, meta.avgLength),
+      payload: { doc: u.uid, version: u.version, ord: u.ord, ...payloadFields(schema, u.fields) },
+    }));
+    const pages = pagesOf(units).map((p) => ({
+      id: pointId(index, p.uid, p.version, PAGE_ORD), vector: vectorsOf(p.terms, meta.pageVectors, meta.pageAvgLength, p.lengths),
+      payload: { doc: p.uid, version: p.version, ord: PAGE_ORD, ...payloadFields(schema, p.fields) },
+    }));
+    const points = [...sections, ...pages];
+    for (let i = 0; i < points.length; i += UPSERT_BATCH) {
+      const batch = points.slice(i, i + UPSERT_BATCH);
+      await this.call('upserting sections', collection, () => this.client.upsert(collection, { wait: true, ordering: 'strong', points: batch }));
     }
   }
 
@@ -99,16 +121,38 @@ export class QdrantKeywordIndex implements KeywordIndex {
     return this.deleteByDocs(index, refs, (v) => ({ key: 'version', match: { value: v } }));
   }
 
-  async search(index: string, s: KeywordSearch): Promise<KeywordHit[]> {
+  search(index: string, s: KeywordSearch): Promise<KeywordHit[]> {
+    return this.ranked(index, s, true);
+  }
+
+  searchSections(index: string, s: KeywordSearch): Promise<KeywordHit[]> {
+    return this.ranked(index, s, false);
+  }
+
+  /**
+   * Whole-page BM25 of these documents (page-scores.ts): their page points' vectors (a field's tokens over
+   * all sections; the title once), per term the best field (DisMax, tie 0), IDF over pages. One request.
+   */
+  async pageScores(index: string, q: PageQuery): Promise<Map<string, number>> {
+    const meta = await this.existing(index);
+    const out = new Map<string, number>();
+    if (!meta || q.terms.length === 0 || q.docs.length === 0) return out;
+    const fields = q.fields.filter((f) => f.boost !== 0 && meta.pageVectors[f.field]);
+    const byId = new Map(q.docs.map((d) => [pointId(index, d.uid, d.version, PAGE_ORD), d.uid]));
+    const scores = await this.disMaxScores(this.collectionOf(index), meta.pageVectors, fields, termCounts(q.terms), 0, [...byId.keys()]);
+    for (const [id, score] of scores) out.set(byId.get(id)!, score);
+    return out;
+  }
+
+  /** Sections by DisMax, best first: the best per document (`perDocument`) or all; proven top `limit` (see the class comment). */
+  private async ranked(index: string, s: KeywordSearch, perDocument: boolean): Promise<KeywordHit[]> {
     const filter = s.filter ? fqToQdrant(s.filter, s.schema, s.now) : null;
     const collection = this.collectionOf(index);
     const meta = await this.existing(index);
     if (!meta || s.terms.length === 0 || s.limit <= 0) return [];
     const fields = s.fields.filter((f) => f.boost !== 0 && meta.vectors[f.field]);
     if (fields.length === 0) return [];
-    const counts = new Map<string, number>();
-    for (const t of s.terms) counts.set(t, (counts.get(t) ?? 0) + 1);
-    const terms = [...counts];
+    const terms = termCounts(s.terms);
     for (let wanted = Math.max(MIN_CANDIDATES, s.limit * CANDIDATE_FACTOR); ; wanted *= CANDIDATE_FACTOR) {
       const limit = Math.min(wanted, MAX_CANDIDATES);
       const lists = await this.batch(collection, fields.map(({ field, boost }) => ({
@@ -124,8 +168,10 @@ export class QdrantKeywordIndex implements KeywordIndex {
         if (points.length >= limit) bound += points[points.length - 1].score;
       });
       if (candidates.size === 0) return [];
-      const ranked = await this.disMax(collection, meta, fields, terms, s.tie, candidates);
-      const top = ranked.slice(0, s.limit);
+      const scores = await this.disMaxScores(collection, meta.vectors, fields, terms, s.tie, [...candidates.keys()]);
+      const hits: KeywordHit[] = [];
+      for (const [id, score] of scores) hits.push({ ...candidates.get(id)!, score });
+      const top = (perDocument ? bestPerDocument(hits) : hits.sort(bySectionScore)).slice(0, s.limit);
       const exact = bound === 0 || (top.length === s.limit && top[top.length - 1].score >= bound);
       if (exact || limit >= MAX_CANDIDATES) return top;
     }
@@ -142,14 +188,15 @@ export class QdrantKeywordIndex implements KeywordIndex {
     // Nothing held: every call is one HTTP request.
   }
 
-  /** Every (term, field) score of the candidates, combined per term by DisMax; the best section per document, best first. */
-  private async disMax(collection: string, meta: CollectionMeta, fields: KeywordSearch['fields'], terms: [string, number][], tie: number, candidates: Map<string, SectionRef>): Promise<KeywordHit[]> {
-    const ids = [...candidates.keys()];
+  /** Every (term, field) score of these points (one batched request), combined per term by DisMax: point id -> score. */
+  private async disMaxScores(collection: string, names: Record<string, string>, fields: KeywordSearch['fields'], terms: [string, number][], tie: number, ids: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (ids.length === 0 || fields.length === 0) return out;
     const searches = terms.flatMap(([term, count]) => fields.map(({ field, boost }) => ({
-      query: queryVector([term], count * boost), using: meta.vectors[field], limit: ids.length, with_payload: false, filter: { must: [{ has_id: ids }] },
+      query: queryVector([term], count * boost), using: names[field], limit: ids.length, with_payload: false, filter: { must: [{ has_id: ids }] },
     })));
     const answers = await this.batch(collection, searches);
-    // Per candidate, per term: the best field's score and the sum of all fields'.
+    // Per point, per term: the best field's score and the sum of all fields'.
     const best = new Map<string, Float64Array>();
     const sum = new Map<string, Float64Array>();
     answers.forEach((points, i) => {
@@ -166,22 +213,13 @@ export class QdrantKeywordIndex implements KeywordIndex {
         a[t] += p.score;
       }
     });
-    const scored = ids.flatMap((id) => {
-      const b = best.get(id);
-      const a = sum.get(id);
-      if (!b || !a) return [];
+    for (const [id, b] of best) {
+      const a = sum.get(id)!;
       let score = 0;
       for (let t = 0; t < terms.length; t++) score += b[t] + tie * (a[t] - b[t]);
-      return [{ id, score }];
-    });
-    const perDoc = new Map<string, KeywordHit>();
-    for (const { id, score } of scored) {
-      const ref = candidates.get(id);
-      if (!ref) continue;
-      const held = perDoc.get(ref.uid);
-      if (!held || score > held.score || (score === held.score && ref.ord < held.ord)) perDoc.set(ref.uid, { ...ref, score });
+      out.set(id, score);
     }
-    return [...perDoc.values()].sort((x, y) => y.score - x.score || (x.uid < y.uid ? -1 : x.uid > y.uid ? 1 : 0));
+    return out;
   }
 
   private async batch(collection: string, searches: Schemas['QueryRequest'][]): Promise<Schemas['ScoredPoint'][][]> {
@@ -228,6 +266,7 @@ export class QdrantKeywordIndex implements KeywordIndex {
     }
     const meta = (info.config as { metadata?: { quarry?: CollectionMeta } | null }).metadata?.quarry;
     if (!meta) throw new Error(`Qdrant: collection "${collection}" was not created by Quarry (its metadata has no "quarry" entry); drop it or choose another collection prefix`);
+    if (meta.layout !== LAYOUT) throw new Error(`Qdrant: collection "${collection}" holds an older layout of the keyword index (${meta.layout ?? 1}, this version writes ${LAYOUT}); drop it and reload the index`);
     return meta;
   }
 
@@ -238,7 +277,7 @@ export class QdrantKeywordIndex implements KeywordIndex {
     const meta = calibrate(schema, units);
     try {
       await this.client.createCollection(collection, {
-        sparse_vectors: Object.fromEntries(Object.values(meta.vectors).map((name) => [name, { modifier: 'idf' as const }])),
+        sparse_vectors: Object.fromEntries([...Object.values(meta.vectors), ...Object.values(meta.pageVectors)].map((name) => [name, { modifier: 'idf' as const }])),
         metadata: { quarry: meta as unknown as Record<string, unknown> },
       });
     } catch (e) {
@@ -293,33 +332,89 @@ const PAYLOAD_TYPE: Partial<Record<FieldSpec['type'], Schemas['PayloadSchemaType
   string: 'keyword', int: 'integer', float: 'float', boolean: 'bool', date: 'datetime',
 };
 
-/** The heading pseudo-field of index-state.ts (a section's own heading, ranked as a field of its own). */
-const HEADING_FIELD = '#heading';
 
 /**
- * A sparse vector per text field and one for section headings; each field's average length from these
- * sections (the first written), or, for a field they lack, the average over the fields they have.
+ * A sparse vector per text field and one for section headings, for sections (`t_…`) and for pages
+ * (`p_…`); each field's average length from these sections and their pages (the first written), or,
+ * for a field they lack, the average over the fields they have.
  */
 function calibrate(schema: Record<string, FieldSpec>, units: KeywordUnit[]): CollectionMeta {
   const names = [...Object.entries(schema).filter(([, s]) => s.type === 'text' || s.type === 'html').map(([n]) => n), HEADING_FIELD];
-  const vectors = Object.fromEntries(names.map((n) => [n, fieldKey(n).replace(/^f_/, 't_')]));
-  const sums = new Map<string, { n: number; tokens: number }>();
-  for (const u of units) {
+  const named = (prefix: string) => Object.fromEntries(names.map((n) => [n, fieldKey(n).replace(/^f_/, prefix)]));
+  const averages = (all: { terms: UnitTerms }[]) => {
+    const sums = new Map<string, { n: number; tokens: number }>();
+    for (const u of all) {
+      for (const [field, tokens] of Object.entries(u.terms)) {
+        if (tokens.length === 0) continue;
+        const s = sums.get(field) ?? { n: 0, tokens: 0 };
+        s.n++;
+        s.tokens += tokens.length;
+        sums.set(field, s);
+      }
+    }
+    const total = [...sums.values()].reduce((a, s) => ({ n: a.n + s.n, tokens: a.tokens + s.tokens }), { n: 0, tokens: 0 });
+    const fallback = total.n ? total.tokens / total.n : 1;
+    return Object.fromEntries(names.map((n) => {
+      const s = sums.get(n);
+      return [n, s ? s.tokens / s.n : fallback];
+    }));
+  };
+  const avgLength = averages(units);
+  // A field a page has once (the title) is as long on the page as on each section: page-scores.ts averages it over sections.
+  const pageAvgLength = { ...averages(pagesOf(units)), ...Object.fromEntries(names.filter((n) => PAGE_ONCE_FIELDS.has(n)).map((n) => [n, avgLength[n]])) };
+  return { layout: LAYOUT, vectors: named('t_'), avgLength, pageVectors: named('p_'), pageAvgLength };
+}
+
+/**
+ * Each document version's page: per field its sections' tokens one after another, and a field the
+ * sections share (the title, copied onto each of them) once, as page-scores.ts counts a page.
+ */
+function pagesOf(units: KeywordUnit[]): Page[] {
+  const pages = new Map<string, Page>();
+  for (const u of [...units].sort((a, b) => a.ord - b.ord)) {
+    const key = `${u.version}\u0000${u.uid}`;
+    let page = pages.get(key);
+    if (!page) pages.set(key, (page = { uid: u.uid, version: u.version, terms: Object.create(null) as UnitTerms, lengths: Object.create(null) as Record<string, number>, fields: u.fields }));
     for (const [field, tokens] of Object.entries(u.terms)) {
       if (tokens.length === 0) continue;
-      const s = sums.get(field) ?? { n: 0, tokens: 0 };
-      s.n++;
-      s.tokens += tokens.length;
-      sums.set(field, s);
+      const held = page.terms[field];
+      // BM25 sees a page's length as its sections' one-byte lengths added up (page-scores.ts).
+      if (!held) {
+        page.terms[field] = [...tokens];
+        page.lengths[field] = luceneLength(tokens.length);
+      } else if (!PAGE_ONCE_FIELDS.has(field)) {
+        held.push(...tokens);
+        page.lengths[field] += luceneLength(tokens.length);
+      }
     }
   }
-  const all = [...sums.values()].reduce((a, s) => ({ n: a.n + s.n, tokens: a.tokens + s.tokens }), { n: 0, tokens: 0 });
-  const fallback = all.n ? all.tokens / all.n : 1;
-  const avgLength = Object.fromEntries(names.map((n) => {
-    const s = sums.get(n);
-    return [n, s ? s.tokens / s.n : fallback];
-  }));
-  return { vectors, avgLength };
+  return [...pages.values()];
+}
+
+interface Page {
+  uid: string;
+  version: number;
+  terms: UnitTerms;
+  lengths: Record<string, number>;
+  fields: KeywordUnit['fields'];
+}
+
+function termCounts(terms: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return [...counts];
+}
+
+const bySectionScore = (x: KeywordHit, y: KeywordHit) => y.score - x.score || (x.uid < y.uid ? -1 : x.uid > y.uid ? 1 : x.ord - y.ord);
+
+/** Each document's best section (ties: its first), documents best first, ties by uid. */
+function bestPerDocument(hits: KeywordHit[]): KeywordHit[] {
+  const perDoc = new Map<string, KeywordHit>();
+  for (const h of hits) {
+    const held = perDoc.get(h.uid);
+    if (!held || h.score > held.score || (h.score === held.score && h.ord < held.ord)) perDoc.set(h.uid, h);
+  }
+  return [...perDoc.values()].sort(bySectionScore);
 }
 
 /** Filterable values under their payload keys; dates as RFC 3339 instants, which Qdrant's datetime ranges compare. */
