@@ -30,13 +30,13 @@ export default defineConfig({
           env: { QUARRY_TEST_STORAGE: 'postgres' },
         },
       },
-      // The content interface with the keyword leg in Qdrant (QUARRY_KEYWORD_INDEX=qdrant, a stand-in per
+      // The content interface and the search interface with the keyword leg in Qdrant (QUARRY_KEYWORD_INDEX=qdrant, a stand-in per
       // service): the same checks pass, or the constructs that mode refuses are answered 400 as documented.
       {
         test: {
           ...shared,
           name: 'qdrant',
-          include: ['test/api/content-search.test.ts', 'test/api/content-documents.test.ts', 'test/api/push-documents.test.ts'],
+          include: ['test/api/content-search.test.ts', 'test/api/content-documents.test.ts', 'test/api/push-documents.test.ts', 'test/api/search-interface.test.ts'],
           env: { QUARRY_TEST_STORAGE: 'qdrant' },
         },
       },

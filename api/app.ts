@@ -78,8 +78,15 @@ export interface AppDeps {
   metricsReader?: (registry: Registry) => () => Promise<string>;
 }
 
-/** Loads the search indexes into memory in the background, so the first visitors after a start are not slowed. */
+/**
+ * Loads the search indexes into memory in the background, so the first visitors after a start are not
+ * slowed. With the keyword leg and the vectors in Qdrant nothing is loaded: the process holds no index.
+ */
 export function warmApp(app: Express, log: Logger): void {
+  if (app.locals.holdsNoIndex) {
+    log.info({ ms: 0 }, 'search indexes loaded (none held here: the keyword leg and vectors are in Qdrant)');
+    return;
+  }
   const engine = app.locals.engine as ContentEngine;
   let lastError = 0;
   engine.startFollowing(
@@ -136,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     writesSnapshots: config.http.slot === null || config.http.slot === 0,
   });
   app.locals.engine = engine;
+  app.locals.holdsNoIndex = storage.keywords !== null && storage.vectors !== null;
   const searchInterface = new SearchInterfaceService(storage, engine, embedder, signer, secret, recorder, log, config.learning);
   const searchInterfaceUsage = new SearchInterfaceUsageService(storage, searchInterface, signer, secret, recorder, config.learning);
   // A subscribed Redis connection can do nothing else: generation results arrive on one of their own.

@@ -7,7 +7,8 @@ import type { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import type { Embedder } from '../../shared/llm/ports/embedder.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import type { Passage } from '../../shared/generation/generation-types.js';
-import { HybridSearch, TARGET_SEPARATOR, type HybridHit, type Retrieval } from '../../shared/search/operations/hybrid-search.js';
+import { HybridSearch, TARGET_SEPARATOR, type HybridHit, type Retrieval, type SearchedIndex } from '../../shared/search/operations/hybrid-search.js';
+import { own } from '../../shared/records/own.js';
 import type { ContentEngine } from '../../shared/search/engine/content-engine.js';
 import type { IndexState } from '../../shared/search/engine/index-state.js';
 import { matchInstantAnswers } from '../../shared/search/hybrid/match-instant-answers.js';
@@ -89,7 +90,9 @@ export class SearchInterfaceService {
     log: Logger,
     learning: LearningOptions = { minClients: 3 },
   ) {
-    this.hybrid = new HybridSearch(engine, embedder, storage.events, log, learning.minClients);
+    // With the keyword leg in Qdrant (and so the vectors), nothing of an index is held in this process.
+    const external = storage.keywords && storage.vectors ? { keywords: storage.keywords, vectors: storage.vectors, storage } : null;
+    this.hybrid = new HybridSearch(engine, embedder, storage.events, log, learning.minClients, external);
   }
 
   /** Runs searches over an index that has grown, recording nothing (ContentEngine.onGrown). */
@@ -108,12 +111,12 @@ export class SearchInterfaceService {
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
     const eventId = newEventId();
-    const states = await this.hybrid.states(configuration.indexes);
-    const analyzer = states[0]?.analyzer ?? createAnalyzer('en');
+    const targets = await this.hybrid.targets(configuration.indexes);
+    const analyzer = createAnalyzer(targets[0]?.index.languageCode ?? 'en');
 
     const answers = matchInstantAnswers(analyzer, req.query, await this.storage.configurations.instantAnswers(configuration.uid)).slice(0, configuration.resultCount);
-    const paragraphs = await this.rank(configuration, states, req, normalized, configuration.resultCount - answers.length);
-    const [metadata, sections] = await Promise.all([this.metadataOf(paragraphs), this.hybrid.sections(paragraphs)]);
+    const paragraphs = await this.rank(configuration, targets, req, normalized, configuration.resultCount - answers.length);
+    const [metadata, sections, urls] = await Promise.all([this.metadataOf(paragraphs), this.hybrid.sections(paragraphs), this.pageUrls(paragraphs)]);
 
     let position = 0;
     const sign = (i: string, d: string, s: number) =>
@@ -129,19 +132,18 @@ export class SearchInterfaceService {
           ...(a.configuration ? { configuration: a.configuration } : {}),
         };
       }),
-      ...paragraphs.flatMap(({ index, unit }, i) => {
+      ...paragraphs.flatMap(({ index, uid }, i) => {
         const section = sections[i];
         // Deleted from the store since it was ranked: gone for this search too.
         if (!section) return [];
-        const uid = index.uidOf(unit);
-        const url = this.urlOf(index, uid, section.anchor);
-        const fragments = metadata.get(index)?.get(uid);
+        const url = withAnchor(urls[i], section.anchor);
+        const fragments = metadata.get(index.id)?.get(uid);
         return [{
           type: 'paragraph' as const,
           title: section.title,
           ...(url ? { url } : {}),
           content: paragraphHtml(section.text),
-          feedback_data: sign(index.index.uid, uid, section.id),
+          feedback_data: sign(index.uid, uid, section.id),
           ...(fragments ? { metadata: fragments } : {}),
         }];
       }),
@@ -160,42 +162,59 @@ export class SearchInterfaceService {
    * click boosts, one section per document), as plain passages numbered from [1].
    */
   async passages(configuration: ConfigurationRecord, query: string, count: number, retrieval: Retrieval = 'hybrid'): Promise<Passage[]> {
-    const hits = await this.rank(configuration, await this.hybrid.states(configuration.indexes), { retrieval, query }, normalizeQuery(query), count);
-    const sections = await this.hybrid.sections(hits);
-    const found = hits.flatMap((hit, i) => (sections[i] ? [{ ...hit, section: sections[i] }] : []));
-    return found.map(({ index, unit, section }, i) => {
-      const uid = index.uidOf(unit);
-      const url = this.urlOf(index, uid, section.anchor);
-      return { index: i + 1, title: section.title, ...(url ? { url } : {}), text: section.text, section: { indexUid: index.index.uid, docUid: uid, sectionId: section.id } };
-    });
+    const hits = await this.rank(configuration, await this.hybrid.targets(configuration.indexes), { retrieval, query }, normalizeQuery(query), count);
+    const [sections, urls] = await Promise.all([this.hybrid.sections(hits), this.pageUrls(hits)]);
+    const found = hits.flatMap((hit, i) => (sections[i] ? [{ ...hit, section: sections[i], url: withAnchor(urls[i], sections[i].anchor) }] : []));
+    return found.map(({ index, uid, section, url }, i) => (
+      { index: i + 1, title: section.title, ...(url ? { url } : {}), text: section.text, section: { indexUid: index.uid, docUid: uid, sectionId: section.id } }
+    ));
   }
 
   /**
    * The metadata of the paragraphs' documents, read per search from the document store (one read
    * per index with such results) instead of held in the loaded indexes: fragments can be large.
+   * A loaded copy knows which documents have any; without one every result's document is asked for.
    */
-  private async metadataOf(hits: HybridHit[]): Promise<Map<IndexState, Map<string, DocumentMetadata>>> {
-    const uids = new Map<IndexState, string[]>();
-    for (const { index, unit } of hits) {
-      const uid = index.uidOf(unit);
-      if (!index.hasMetadata(uid)) continue;
-      const list = uids.get(index);
+  private async metadataOf(hits: HybridHit[]): Promise<Map<number, Map<string, DocumentMetadata>>> {
+    const uids = new Map<number, string[]>();
+    for (const { index, state, uid } of hits) {
+      if (state && !state.hasMetadata(uid)) continue;
+      const list = uids.get(index.id);
       if (list) list.push(uid);
-      else uids.set(index, [uid]);
+      else uids.set(index.id, [uid]);
     }
-    const reads = [...uids].map(async ([index, list]) => [index, await this.storage.documents.metadata(index.index.id, list)] as const);
+    const reads = [...uids].map(async ([indexId, list]) => [indexId, await this.storage.documents.metadata(indexId, list)] as const);
     return new Map(await Promise.all(reads));
   }
 
   /** The configuration's ranking of up to `count` sections, one per document. */
-  private rank(configuration: ConfigurationRecord, states: IndexState[], req: { retrieval: Retrieval; query: string }, normalized: string, count: number): Promise<HybridHit[]> {
+  private rank(configuration: ConfigurationRecord, targets: SearchedIndex[], req: { retrieval: Retrieval; query: string }, normalized: string, count: number): Promise<HybridHit[]> {
     const settings = { configurationUid: configuration.uid, fusion: configuration.fusion, keywordWeight: configuration.keywordWeight };
-    return this.hybrid.rank(settings, states, req, normalized, count);
+    return this.hybrid.rank(settings, targets, req, normalized, count);
   }
 
-  private urlOf(state: IndexState, uid: string, anchor: string | null): string | undefined {
-    const base = httpUrl(state.fieldValue(uid, 'source_url') ?? state.fieldValue(uid, 'url'));
-    if (base === undefined) return undefined;
-    return anchor ? `${base.replace(/#.*$/, '')}#${encodeURIComponent(anchor)}` : base;
+  /**
+   * Each hit's page address (`source_url`, else `url`), in order: from the loaded copy, which holds the
+   * fields filters read, or from the document store for the hits of an index not held here.
+   */
+  private async pageUrls(hits: HybridHit[]): Promise<(string | undefined)[]> {
+    const missing = new Map<number, string[]>();
+    for (const { index, state, uid } of hits) {
+      if (state) continue;
+      const list = missing.get(index.id);
+      if (list) list.push(uid);
+      else missing.set(index.id, [uid]);
+    }
+    const read = new Map(await Promise.all([...missing].map(async ([indexId, uids]) => [indexId, await this.storage.documents.fields(indexId, uids)] as const)));
+    return hits.map(({ index, state, uid }) => {
+      const value = (f: string) => (state ? state.fieldValue(uid, f) : own(read.get(index.id)?.get(uid), f));
+      return httpUrl(value('source_url') ?? value('url'));
+    });
   }
+}
+
+/** A page address pointing at a section's anchor. */
+function withAnchor(base: string | undefined, anchor: string | null): string | undefined {
+  if (base === undefined) return undefined;
+  return anchor ? `${base.replace(/#.*$/, '')}#${encodeURIComponent(anchor)}` : base;
 }

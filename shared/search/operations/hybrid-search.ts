@@ -5,7 +5,13 @@ import type { FusionMethod } from '../../storage/ports/configuration-store.js';
 import type { EventStore } from '../../storage/ports/event-store.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
 import { WARM_QUERIES, type ContentEngine } from '../engine/content-engine.js';
-import { HEADING_FIELD, type IndexState } from '../engine/index-state.js';
+import type { IndexState } from '../engine/index-state.js';
+import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../engine/unit-terms.js';
+import { createAnalyzer } from '../analyzer/analyzer.js';
+import type { IndexRecord } from '../../indexes/index-schema.js';
+import type { KeywordIndex } from '../../storage/ports/keyword-index.js';
+import type { Storage } from '../../storage/ports/storage.js';
+import type { VectorIndex } from '../../storage/ports/vector-index.js';
 import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
 import { applyClickBoosts, clickVisitors } from '../hybrid/click-boost.js';
 import { rankFused, reciprocalRankFusion, weightedFusion, type Ranking } from '../hybrid/fuse.js';
@@ -23,10 +29,29 @@ export interface FusionSettings {
   keywordWeight: number;
 }
 
-/** A section found: the index (as loaded) and its unit. */
+/** An index a search runs over: its definition, and its loaded copy when the keyword leg is this process's engine. */
+export interface SearchedIndex {
+  index: IndexRecord;
+  /** null: the keyword leg is in Qdrant (QUARRY_KEYWORD_INDEX=qdrant) and nothing of the index is held here. */
+  state: IndexState | null;
+}
+
+/** A section found: its index, document, version and position (and its unit in the loaded copy, when there is one). */
 export interface HybridHit {
-  index: IndexState;
+  index: IndexRecord;
+  state: IndexState | null;
+  uid: string;
+  version: number;
+  ord: number;
+  /** The unit in `state`; -1 without one. */
   unit: number;
+}
+
+/** The keyword leg and vectors outside this process (QUARRY_KEYWORD_INDEX=qdrant), and the stores the rest is read from. */
+export interface ExternalSearch {
+  keywords: KeywordIndex;
+  vectors: VectorIndex;
+  storage: Pick<Storage, 'indexes' | 'sections'>;
 }
 
 interface Log {
@@ -40,8 +65,6 @@ const CANDIDATES = 50;
 const EMBED_TIMEOUT_MS = 1500;
 /** Weight of a section's own heading in the keyword leg (page title and body text weigh 1). */
 const HEADING_BOOST = 1;
-/** The page title is copied onto each of its sections (IndexState): a page has it once. */
-const PER_PAGE = new Set(['title']);
 /** Between an index uid and a document uid in a click target. */
 export const TARGET_SEPARATOR = '\u0000';
 
@@ -59,19 +82,26 @@ export class HybridSearch {
     private readonly log: Log,
     /** Distinct client networks behind clicks before they lift a result. */
     private readonly minClients: number,
+    private readonly external: ExternalSearch | null = null,
   ) {}
 
-  /** The indexes as loaded for search (an index deleted since is skipped). */
-  async states(indexUids: string[]): Promise<IndexState[]> {
+  /** The indexes to search, loaded (and caught up) when the keyword leg is this process's; an index deleted since is skipped. */
+  async targets(indexUids: string[]): Promise<SearchedIndex[]> {
+    if (this.external) {
+      const { indexes } = this.external.storage;
+      const found = await Promise.all(indexUids.map((u) => indexes.get(u)));
+      return found.flatMap((index) => (index ? [{ index, state: null }] : []));
+    }
     const states = await Promise.all(indexUids.map((u) => this.engine.state(u)));
-    return states.filter((s): s is IndexState => s !== null);
+    return states.flatMap((state) => (state ? [{ index: state.index, state }] : []));
   }
 
   /** The best `count` sections, one per document, for `query` (already normalized as `normalized` for click statistics). */
-  async rank(settings: FusionSettings, states: IndexState[], req: { retrieval: Retrieval; query: string }, normalized: string, count: number): Promise<HybridHit[]> {
-    if (count <= 0 || states.length === 0) return [];
+  async rank(settings: FusionSettings, targets: SearchedIndex[], req: { retrieval: Retrieval; query: string }, normalized: string, count: number): Promise<HybridHit[]> {
+    if (count <= 0 || targets.length === 0) return [];
     const budget = this.engine.budget();
-    const keyword = req.retrieval === 'vector' ? [] : this.safely('keyword', () => this.keywordLeg(states, req.query, budget));
+    // Both legs run at once (the keyword leg of a loaded copy is computed right here, before any await).
+    const keywordRanking = req.retrieval === 'vector' ? Promise.resolve([]) : this.safelyAsync('keyword', () => this.keywordLeg(targets, req.query, budget));
     // The click statistics are read while the legs rank; without them the ranking is still an answer.
     const clicks = this.events.clickEvidence(settings.configurationUid, normalized).then(
       (stats) => new Map([...stats].map(([target, e]) => [target, clickVisitors(e, this.minClients)])),
@@ -80,14 +110,15 @@ export class HybridSearch {
         return new Map<string, number>();
       },
     );
-    const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(states, req.query);
+    const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(targets, req.query);
+    const keyword = await keywordRanking;
     const weights = [settings.keywordWeight, 1 - settings.keywordWeight];
     const fused = settings.fusion === 'weighted' ? weightedFusion([keyword, vector], weights) : reciprocalRankFusion([keyword, vector], weights);
     // One section per document: its best-ranked.
     const byDoc = new Map<string, { hit: HybridHit; target: string; score: number }>();
     for (const { key, score } of rankFused(fused)) {
-      const hit = this.hitOf(states, key);
-      const target = `${hit.index.index.uid}${TARGET_SEPARATOR}${hit.index.uidOf(hit.unit)}`;
+      const hit = this.hitOf(targets, key);
+      const target = `${hit.index.uid}${TARGET_SEPARATOR}${hit.uid}`;
       if (!byDoc.has(target)) byDoc.set(target, { hit, target, score });
     }
     const boosted = applyClickBoosts([...byDoc.values()], await clicks);
@@ -96,17 +127,25 @@ export class HybridSearch {
 
   /** The sections of these hits as the store has them, in the same order (null for one deleted since). */
   async sections(hits: readonly HybridHit[]): Promise<(SectionView | null)[]> {
-    const byIndex = new Map<IndexState, number[]>();
+    const byIndex = new Map<number, number[]>();
     hits.forEach((h, i) => {
-      const at = byIndex.get(h.index);
+      const at = byIndex.get(h.index.id);
       if (at) at.push(i);
-      else byIndex.set(h.index, [i]);
+      else byIndex.set(h.index.id, [i]);
     });
     const out: (SectionView | null)[] = hits.map(() => null);
     await Promise.all(
-      [...byIndex].map(async ([state, at]) => {
-        const sections = await this.engine.sections(state, at.map((i) => hits[i].unit));
-        at.forEach((i, j) => (out[i] = sections[j]));
+      [...byIndex].map(async ([indexId, at]) => {
+        const state = hits[at[0]].state;
+        if (state) {
+          const sections = await this.engine.sections(state, at.map((i) => hits[i].unit));
+          at.forEach((i, j) => (out[i] = sections[j]));
+          return;
+        }
+        // Read at their positions: a document published again since answers with its newer section there.
+        const rows = await this.external!.storage.sections.sectionsAt(indexId, at.map((i) => ({ uid: hits[i].uid, ord: hits[i].ord })));
+        const byPosition = new Map(rows.map((r) => [`${r.ord}\u0000${r.uid}`, r]));
+        at.forEach((i) => (out[i] = byPosition.get(`${hits[i].ord}\u0000${hits[i].uid}`) ?? null));
       }),
     );
     return out;
@@ -118,16 +157,17 @@ export class HybridSearch {
    * pay for compiling the ranking code or touching cold vector lists (60-80 ms at 100,000 documents).
    */
   async warm(state: IndexState): Promise<void> {
+    const target = [{ index: state.index, state }];
     for (const query of await this.engine.sampleQueries(state, WARM_QUERIES)) {
-      this.safely('keyword', () => this.keywordLeg([state], query, this.engine.budget()));
-      await this.vectorLeg([state], query);
+      await this.safelyAsync('keyword', () => this.keywordLeg(target, query, this.engine.budget()));
+      await this.vectorLeg(target, query);
     }
   }
 
   /** A leg that throws contributes nothing: the other leg's ranking is still an answer. */
-  private safely(leg: string, run: () => Ranking): Ranking {
+  private async safelyAsync(leg: string, run: () => Promise<Ranking>): Promise<Ranking> {
     try {
-      return run();
+      return await run();
     } catch (err) {
       if (err instanceof SearchTimeoutError) {
         throw new AppError('timeout', `Search was stopped: ${err.message}. Try a shorter query`);
@@ -137,25 +177,41 @@ export class HybridSearch {
     }
   }
 
-  private keywordLeg(states: IndexState[], query: string, budget: SearchBudget): Ranking {
+  private async keywordLeg(targets: SearchedIndex[], query: string, budget: SearchBudget): Promise<Ranking> {
     const all: Ranking = [];
-    states.forEach((state, s) => {
+    await Promise.all(targets.map(async ({ index, state }, s) => {
+      if (!state) {
+        all.push(...(await this.externalKeywordLeg(index, s, query)));
+        return;
+      }
       const terms = state.analyzer.analyze(query);
       if (terms.length === 0) return;
-      const fields = this.keywordFields(state);
+      const fields = keywordFields(index);
       const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES, budget });
       // A page's overall match counts beside its section's: candidates beyond the cut can still rise.
       const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
       const docOf = (u: number) => state.uidOf(u);
       const wanted = [...new Set(top.map((t) => docOf(t.u)))].map((doc) => ({ doc, units: state.unitsOf(doc) }));
-      const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PER_PAGE, wanted);
+      const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PAGE_ONCE_FIELDS, wanted);
       for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(docOf(u)) ?? 0) });
-    });
+    }));
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
   }
 
-  private async vectorLeg(states: IndexState[], query: string): Promise<Ranking> {
-    if (!this.embedder || !states.some((s) => this.engine.hasVectors(s))) return [];
+  /** The same ranking from the keyword index in Qdrant: the best sections, then their pages' scores. */
+  private async externalKeywordLeg(index: IndexRecord, s: number, query: string): Promise<Ranking> {
+    const { keywords } = this.external!;
+    const terms = createAnalyzer(index.languageCode).analyze(query);
+    if (terms.length === 0) return [];
+    const fields = keywordFields(index);
+    const top = await keywords.searchSections(index.uid, { fields, terms, tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 2 * CANDIDATES });
+    const docs = new Map(top.map((h) => [h.uid, { uid: h.uid, version: h.version }]));
+    const pages = await keywords.pageScores(index.uid, { fields, terms, docs: [...docs.values()] });
+    return top.map((h) => ({ key: externalKey(s, h), score: h.score + PAGE_WEIGHT * (pages.get(h.uid) ?? 0) }));
+  }
+
+  private async vectorLeg(targets: SearchedIndex[], query: string): Promise<Ranking> {
+    if (!this.embedder || !targets.some((t) => !t.state || this.engine.hasVectors(t.state))) return [];
     let vector: Float32Array;
     try {
       const signal = AbortSignal.timeout(EMBED_TIMEOUT_MS);
@@ -167,11 +223,12 @@ export class HybridSearch {
     }
     const all: Ranking = [];
     try {
-      const legs = await Promise.all(states.map((state) => this.engine.vectorTop(state, vector, CANDIDATES)));
-      legs.forEach((hits, s) => {
-        // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
-        for (const { unit, score } of hits) if (score > 0) all.push({ key: `${s}:${unit}`, score });
-      });
+      const legs = await Promise.all(targets.map(async ({ index, state }, s) => {
+        if (state) return (await this.engine.vectorTop(state, vector, CANDIDATES)).map(({ unit, score }) => ({ key: `${s}:${unit}`, score }));
+        return (await this.external!.vectors.search(index.uid, vector, CANDIDATES)).map((h) => ({ key: externalKey(s, h), score: h.score }));
+      }));
+      // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
+      for (const hits of legs) for (const h of hits) if (h.score > 0) all.push(h);
     } catch (err) {
       // An external vector index that is down: the keyword leg still answers.
       this.log.error({ err }, 'vector ranking failed; answering with the keyword leg');
@@ -180,16 +237,24 @@ export class HybridSearch {
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
   }
 
-  /** Every text field of the index at boost 1, plus each section's own heading. */
-  private keywordFields(state: IndexState) {
-    return [
-      ...textFieldNames(state.index.fields).map((field) => ({ field, boost: 1 })),
-      { field: HEADING_FIELD, boost: HEADING_BOOST },
-    ];
-  }
-
-  private hitOf(states: IndexState[], key: string): HybridHit {
+  private hitOf(targets: SearchedIndex[], key: string): HybridHit {
     const colon = key.indexOf(':');
-    return { index: states[Number(key.slice(0, colon))], unit: Number(key.slice(colon + 1)) };
+    const { index, state } = targets[Number(key.slice(0, colon))];
+    const rest = key.slice(colon + 1);
+    if (state) {
+      const unit = Number(rest);
+      const ref = state.unitRef(unit);
+      return { index, state, uid: ref.uid, version: ref.version, ord: ref.ord, unit };
+    }
+    const [version, ord, uid] = JSON.parse(rest) as [number, number, string];
+    return { index, state: null, uid, version, ord, unit: -1 };
   }
 }
+
+/** Every text field of the index at boost 1, plus each section's own heading. */
+function keywordFields(index: IndexRecord) {
+  return [...textFieldNames(index.fields).map((field) => ({ field, boost: 1 })), { field: HEADING_FIELD, boost: HEADING_BOOST }];
+}
+
+/** A section's ranking key when it is not a unit of a loaded copy: the same from both legs, so fusion meets it once. */
+const externalKey = (s: number, h: { uid: string; version: number; ord: number }) => `${s}:${JSON.stringify([h.version, h.ord, h.uid])}`;
