@@ -36,7 +36,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'qdrant',
-          include: ['test/api/content-search.test.ts', 'test/api/content-documents.test.ts', 'test/api/push-documents.test.ts', 'test/api/search-interface.test.ts'],
+          include: ['test/api/content-search.test.ts', 'test/api/content-documents.test.ts', 'test/api/push-documents.test.ts', 'test/api/search-interface.test.ts', 'test/integration/multi-process.test.ts'],
           env: { QUARRY_TEST_STORAGE: 'qdrant' },
         },
       },

@@ -12,7 +12,8 @@
  *   --batch-size 500 --batch-parallel 3
  *   --apis 2                    API processes on PostgreSQL searched through (1..n; embedded: 1)
  *   --duration 15 --warmup 3 --concurrency 16   closed-loop search (seconds, seconds, users)
- *   --phases embedded,postgres,stand-in         which deployments run
+ *   --phases embedded,postgres,stand-in,keyword-qdrant   which deployments run (keyword-qdrant: the keyword
+ *                               leg and vectors in the stand-in, QUARRY_KEYWORD_INDEX=qdrant: API memory and first answer)
  *   --memory-extra-docs 15549   documents added afterwards for a second memory reading (0: none)
  *   --postgres-url postgres://postgres@127.0.0.1:5432/postgres   --redis-url redis://127.0.0.1:6379
  */
@@ -32,7 +33,7 @@ import type { IndexFigures, ScaleSettings, SearchFigures, Services } from './ben
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const say = (m: string) => console.error(`[bench:scale] ${m}`);
-const PHASES = ['embedded', 'postgres', 'stand-in'] as const;
+const PHASES = ['embedded', 'postgres', 'stand-in', 'keyword-qdrant'] as const;
 type Phase = (typeof PHASES)[number];
 
 function settingsFromArgs() {
@@ -158,6 +159,23 @@ async function main() {
       const { figures, uiUid } = await indexPhase(dep, ctx, 1, false);
       results.indexing.push(figures);
       results.search.push(...(await searchPhase(dep, ctx, uiUid, 1, figures.sections)));
+      await dep.stopAll();
+    }
+    if (o.phases.includes('keyword-qdrant')) {
+      // The keyword leg and the vectors in (the stand-in for) Qdrant: the API replicas hold no index. What a
+      // fresh replica holds after the corpus, and after --memory-extra-docs more, and how long it takes from
+      // launch to its first answer (the stand-in answers by exact scans of everything it holds: its share of
+      // that time grows with the corpus, a real Qdrant's would not).
+      const q = await qdrant();
+      const dep = deployment('postgres, keyword leg and vectors in qdrant', 'kq', {
+        ...pgEnv('kq'), QDRANT_URL: q.url, QUARRY_QDRANT_COLLECTION: `scale_${runId}_kq`, QUARRY_KEYWORD_INDEX: 'qdrant', QUARRY_QDRANT_KEYWORD_PREFIX: `scale_${runId}_kw_`,
+      });
+      stores.set(dep, { url: databaseUrl!, schema: 'kq' });
+      const { figures, uiUid } = await indexPhase(dep, ctx, 1, true);
+      results.indexing.push(figures);
+      await dep.stopAll();
+      for (let replica = 1; replica <= o.apis; replica++) await freshApiMemory(dep, ctx, uiUid, 'loaded', figures.sections);
+      if (o.extraDocs) results.growth.push(await growPhase(dep, ctx, uiUid, 1, figures.documents));
       await dep.stopAll();
     }
     if (standIn) {

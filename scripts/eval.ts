@@ -132,21 +132,34 @@ async function main() {
   }
 }
 
-/** A private stack for the search-interface modes, and a client of it. */
-async function uiStack(cleanup: Cleanup, started: (s: Stack) => void) {
-  say('starting a private redis, API and worker');
-  // Rate limits guard a public search box; the evaluation sends thousands of searches from one address.
-  const stack = await startStack(root, cleanup, { QUARRY_RATE_LIMIT_CLIENT: '1000000/1', QUARRY_RATE_LIMIT_UID: '1000000/1' });
-  started(stack);
-  const api = makeTarget(stack.baseUrl, { 'x-api-key': stack.masterKey }, 16);
+/**
+ * A private stack for the search-interface modes, and a client of it; or the running instance of
+ * `--url` (started with QUARRY_RATE_LIMIT_CLIENT and QUARRY_RATE_LIMIT_UID raised: thousands of searches
+ * come from one address), e.g. one in the scale-out mode.
+ */
+async function uiStack(settings: EvalSettings, cleanup: Cleanup, started: (s: Stack) => void) {
+  let baseUrl: string;
+  let key: string;
+  let assertAlive = () => {};
+  if (settings.url) {
+    [baseUrl, key] = [settings.url, settings.key!];
+    say(`using the running instance at ${baseUrl}`);
+  } else {
+    say('starting a private redis, API and worker');
+    // Rate limits guard a public search box; the evaluation sends thousands of searches from one address.
+    const stack = await startStack(root, cleanup, { QUARRY_RATE_LIMIT_CLIENT: '1000000/1', QUARRY_RATE_LIMIT_UID: '1000000/1' });
+    started(stack);
+    [baseUrl, key, assertAlive] = [stack.baseUrl, stack.masterKey, () => stack.assertAlive()];
+  }
+  const api = makeTarget(baseUrl, { 'x-api-key': key }, 16);
   cleanup.add('close client sockets', () => api.agent.destroy());
-  return { stack, api };
+  return { assertAlive, api };
 }
 
 /** The search interface on the Python library reference's API entries: pages of dl/dt items, not headings. */
 async function structureMode(settings: EvalSettings, cleanup: Cleanup, started: (s: Stack) => void) {
-  const { stack, api } = await uiStack(cleanup, started);
-  const r = await runStructureEval(api, settings.dataset, () => stack.assertAlive(), say);
+  const { assertAlive, api } = await uiStack(settings, cleanup, started);
+  const r = await runStructureEval(api, settings.dataset, assertAlive, say);
   console.log(`\nPython library reference API entries: ${r.queries} entries (first sentence of the description as the query) over ${r.pages} pages pushed through /v2, asked through GET /v1/ui/search (preview); before: sections at h1–h6 only, after: also at anchored items\n`);
   console.log(`${structureTable(r.rows, r.baseline)}\n`);
   writeResults(root, 'eval-structure.json', { timestamp: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, ...r }, say);
@@ -154,15 +167,15 @@ async function structureMode(settings: EvalSettings, cleanup: Cleanup, started: 
 
 /** The search interface on the Python docs FAQ, in two page shapes: keyword leg, vector leg and fusions side by side. */
 async function faqMode(settings: EvalSettings, cleanup: Cleanup, started: (s: Stack) => void) {
-  const { stack, api } = await uiStack(cleanup, started);
-  const faq = await runFaqEval(api, settings.dataset, () => stack.assertAlive(), say);
+  const { assertAlive, api } = await uiStack(settings, cleanup, started);
+  const faq = await runFaqEval(api, settings.dataset, assertAlive, say);
   for (const set of faq.sets) {
     console.log(`\n${set.name}: ${set.questions} questions over ${set.pages} pages pushed through /v2, asked through GET /v1/ui/search (preview); before: sections at h1–h6 only, after: also at anchored items\n`);
     console.log(`${faqTable(set.rows, set.baseline)}\n`);
   }
   console.log('Reference (../shared/data/README.md), Lucene 8.7 BM25 over whole pages of the python-docs FAQ: answer page in top 5 96.6%, top 10 98.9%; a supporting page in top 5 19.5%, top 10 34.5%.\n');
   const ds = loadDataset(join(root, '../shared/data/scifact'), 'dev', (m) => say(`warning: ${m}`));
-  const beir = await runHybridBeirEval(api, ds, () => stack.assertAlive(), say);
+  const beir = await runHybridBeirEval(api, ds, assertAlive, say);
   console.log(`The same rankings on ${ds.name}/${ds.split}: ${beir.documents} documents pushed through /v2, ${beir.queries} judged queries through GET /v1/ui/search (preview)\n`);
   console.log(`${hybridBeirTable(beir.rows)}\n`);
   console.log(`Summaries of the python-docs FAQ (GET /v1/tool/summary, preview, offline extractive generator unless QUARRY_LLM_* says otherwise):\n\n${summaryTable(faq.summaries)}\n`);

@@ -19,6 +19,7 @@ import { spawnApi, spawnWorker, stopProcess } from '../helpers/worker-process.js
  * prefix and a Qdrant stand-in that checks every request against Qdrant's API description. No
  * QUARRY_SECRET is given: the APIs must agree on the one kept in the store.
  */
+const keywordInQdrant = process.env.QUARRY_TEST_STORAGE === 'qdrant';
 const FAST = { QUARRY_JOB_LOCK_SECONDS: '3', QUARRY_RECONCILE_SECONDS: '1', QUARRY_RECONCILE_GRACE_SECONDS: '2', QUARRY_PIPELINE_BATCH: '32' };
 
 let qdrant: QdrantStandIn;
@@ -70,6 +71,8 @@ beforeAll(async () => {
     QUARRY_STORAGE: 'postgres', DATABASE_URL: url, QUARRY_DATABASE_SCHEMA: schema.schema, QUARRY_DATABASE_POOL: '4',
     QDRANT_URL: qdrant.url, QUARRY_QDRANT_COLLECTION: `mp_${prefix.replace(/-/g, '_')}`,
     REDIS_URL: inject('redisUrl'), QUARRY_REDIS_PREFIX: prefix, QUARRY_MASTER_KEY: MASTER_KEY, QUARRY_SECRET: '', ...FAST,
+    // The vitest project `qdrant` runs this file with the keyword leg in Qdrant as well: the APIs then hold no index.
+    ...(keywordInQdrant ? { QUARRY_KEYWORD_INDEX: 'qdrant', QUARRY_QDRANT_KEYWORD_PREFIX: `kw_${prefix.replace(/-/g, '_')}_` } : {}),
   };
   const [pa, pb] = [await freePort(), await freePort()];
   apis.push(`http://127.0.0.1:${pa}`, `http://127.0.0.1:${pb}`);
@@ -164,6 +167,11 @@ describe('two API processes and two workers on PostgreSQL, Redis and Qdrant', ()
     const points = [...(qdrant.collections.values())].flatMap((c) => [...c.points.values()]);
     const racePoints = points.filter((p) => (p.payload as { index?: string }).index === 'race');
     expect(new Set(racePoints.map((p) => (p.payload as { version: number }).version)).size).toBeLessThanOrEqual(1);
+    if (keywordInQdrant) {
+      // The keyword collection of the index too (a collection per index, no tenant key): the live version's section and page only.
+      const keywordPoints = [...qdrant.collections].filter(([name]) => name.endsWith('_race')).flatMap(([, c]) => [...c.points.values()]);
+      expect(new Set(keywordPoints.map((p) => (p.payload as { version: number }).version)).size).toBeLessThanOrEqual(1);
+    }
     expect(qdrant.violations).toEqual([]);
   });
 
