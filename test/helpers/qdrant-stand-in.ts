@@ -274,12 +274,48 @@ interface Collection {
   /** Bumped by every write: the sparse postings below are rebuilt when they are older. */
   generation?: number;
   sparseIndex?: { generation: number; byName: Map<string, SparsePostings> };
+  payloadIndex?: Map<string, { generation: number; byValue: Map<string, StoredPoint[]> }>;
 }
 
 /** Per sparse vector name: the points that have it (N of the IDF), and per index the points with a non-zero value there. */
 interface SparsePostings {
   withVector: number;
   postings: Map<number, StoredPoint[]>;
+}
+
+/**
+ * The points a filter can match, from the one shape that matters for speed: `should` alternatives that
+ * each require `key: value` on the same key (the adapters delete documents' versions so). Those points
+ * come from a map of the key's values, rebuilt after writes; any other filter is checked on every point.
+ * The caller still checks the whole filter on each candidate.
+ */
+function filterCandidates(c: Collection, filter: Schema | undefined): Iterable<StoredPoint> {
+  const should = filter && Array.isArray(filter.should) ? (filter.should as Schema[]) : null;
+  const keyed = should?.map((clause) => (Array.isArray(clause.must) ? (clause.must as Schema[]) : []).find((m) => typeof m.key === 'string' && isObject(m.match) && 'value' in m.match));
+  if (!should || should.length === 0 || !keyed || keyed.some((k) => !k) || new Set(keyed.map((k) => k!.key)).size !== 1) return c.points.values();
+  const byValue = payloadValues(c, keyed[0]!.key as string);
+  return new Set(keyed.flatMap((k) => byValue.get(JSON.stringify((k!.match as Schema).value)) ?? []));
+}
+
+/** Points by the value of a top-level payload key (JSON of each value; arrays by their elements), rebuilt after writes. */
+function payloadValues(c: Collection, key: string): Map<string, StoredPoint[]> {
+  const generation = c.generation ?? 0;
+  c.payloadIndex ??= new Map();
+  let held = c.payloadIndex.get(key);
+  if (!held || held.generation !== generation) {
+    const byValue = new Map<string, StoredPoint[]>();
+    for (const p of c.points.values()) {
+      const raw = p.payload[key];
+      for (const v of raw === undefined || raw === null ? [] : Array.isArray(raw) ? raw : [raw]) {
+        const k = JSON.stringify(v);
+        const list = byValue.get(k);
+        if (list) list.push(p);
+        else byValue.set(k, [p]);
+      }
+    }
+    c.payloadIndex.set(key, (held = { generation, byValue }));
+  }
+  return held.byValue;
 }
 
 /**
@@ -402,10 +438,13 @@ const HANDLERS: Record<string, Handler> = {
   delete_points: ({ collections, name, body, nextVersion }) => {
     const c = collection(collections, name);
     if (body.shard_key) throw new Unsupported('shard keys');
-    for (const [key, p] of c.points) {
-      if (Array.isArray(body.points) ? body.points.some((id) => idKey(id as string) === key) : matches(body.filter as Schema, p)) c.points.delete(key);
+    const filter = body.filter as Schema | undefined;
+    const ids = Array.isArray(body.points) ? new Set(body.points.map((id) => idKey(id as string | number))) : null;
+    let deleted = 0;
+    for (const p of ids ? [...c.points.values()] : filterCandidates(c, filter)) {
+      if (ids ? ids.has(idKey(p.id)) : matches(filter, p)) deleted += c.points.delete(idKey(p.id)) ? 1 : 0;
     }
-    c.generation = (c.generation ?? 0) + 1;
+    if (deleted) c.generation = (c.generation ?? 0) + 1;
     return { operation_id: nextVersion(), status: 'completed' };
   },
   query_points: ({ collections, name, body }) => ({ points: queryPoints(collection(collections, name), body) }),
