@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Cleanup, cpuMeter, machineInfo, writeResults } from './bench/processes.js';
+import { ensureServer } from './build-server.mjs';
 import { batchBodies, scaleCorpus, titleQueries } from './bench/scale-corpus.js';
 import { freshApiMemory, growPhase, indexPhase, searchPhase, type MemoryFigures, type PhaseContext } from './bench/scale-phases.js';
 import { Deployment } from './bench/scale-processes.js';
@@ -84,6 +85,8 @@ async function main() {
     const idleCpu = idle();
     if (idleCpu.others > 25) say(`warning: the machine is already busy (${idleCpu.others}% of one core used by other processes, load ${loadAvg[0].toFixed(2)}); figures will be noisy`);
 
+    // The service's processes start from compiled JavaScript, built here when a source changed since.
+    await ensureServer();
     const corpus = scaleCorpus(root, o.scale.docs);
     const bodies = batchBodies(corpus, o.scale.batchSize);
     const extraBodies = batchBodies(scaleCorpus(root, o.scale.docs + o.extraDocs).slice(o.scale.docs), o.scale.batchSize);

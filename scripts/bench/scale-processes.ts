@@ -133,7 +133,8 @@ export class Deployment {
     const port = await freePort();
     const n = this.apis.length + 1;
     const child = spawnQuarry({
-      name: `${this.label} api${n}`, script: 'api/main.ts', cwd: this.root,
+      // Compiled, as `npm start`, the Docker image and an operator run it (bench-scale.ts builds dist/ first).
+      name: `${this.label} api${n}`, script: 'dist/api/main.js', cwd: this.root,
       // One process per replica: this bench compares replica counts (QUARRY_API_PROCESSES is bench:search's).
       env: { ...this.env, PORT: String(port), HOST: '127.0.0.1', QUARRY_DATA_DIR: this.dataDir(), QUARRY_API_PROCESSES: '1' },
     });
@@ -150,7 +151,7 @@ export class Deployment {
     for (let i = 0; i < n; i++) {
       const k = this.workers.length + 1;
       const child = spawnQuarry({
-        name: `${this.label} worker${k}`, script: 'workers/main.ts', cwd: this.root, readyText: 'workers started',
+        name: `${this.label} worker${k}`, script: 'dist/workers/main.js', cwd: this.root, readyText: 'workers started',
         args: ['--queues', 'index,embed', '--concurrency', String(concurrency)],
         // Info level for the ready line; a worker logs little at info (start, reconciler actions).
         env: { ...this.env, QUARRY_DATA_DIR: this.dataDir(), QUARRY_LOG_LEVEL: 'info' },
