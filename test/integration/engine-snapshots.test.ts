@@ -99,7 +99,11 @@ describe('engine snapshots', () => {
     // Changes after the snapshot: a third of the documents rewritten, some deleted.
     await push(Array.from({ length: DOCS / 3 }, (_, i) => doc(i * 3, 1)));
     for (const uid of ['d1', 'd2', 'd4']) expect((await svc.call('DELETE', `/v2/indexes/harbour/documents/${uid}`)).status).toBeLessThan(300);
-    expect(await waitFor(async () => (await svc.call('GET', '/v2/indexes/harbour/status')).body.pending === 0, 60_000)).toBe(true);
+    // Deletes count apart from upserts: both engines must see the same history, so wait for them too.
+    expect(await waitFor(async () => {
+      const s = (await svc.call('GET', '/v2/indexes/harbour/status')).body;
+      return s.pending === 0 && s.pending_deletes === 0;
+    }, 60_000)).toBe(true);
     const later = await startFrom(dir);
     expect(later.lines).toContain('index loaded from its snapshot');
     // The same history as the engine that wrote the snapshot and followed the feed since (a load from the
