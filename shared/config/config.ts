@@ -186,7 +186,7 @@ function buildConfig(e: z.output<typeof envSchema>) {
       /** PostgreSQL: a statement, or the wait for a pooled connection, past this fails (504/503) instead of holding its request. */
       databaseTimeoutMs: e.QUARRY_DATABASE_TIMEOUT_SECONDS * 1000,
       qdrant: e.QDRANT_URL ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collection: e.QUARRY_QDRANT_COLLECTION } : null,
-      /** The keyword leg in Qdrant too (sparse vectors, a collection per index named `<prefix><index uid>`); null: each API process holds it (the embedded engine). */
+      /** The keyword leg in Qdrant too (sparse vectors, a collection per index named `<prefix><uid>-<created, base 36>`); null: each API process holds it (the embedded engine). */
       qdrantKeywords: e.QUARRY_KEYWORD_INDEX === 'qdrant' && e.QDRANT_URL
         ? { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionPrefix: e.QUARRY_QDRANT_KEYWORD_PREFIX }
         : null,

@@ -67,6 +67,27 @@ describe('POST /v1/content/search', () => {
     expect(uids(await search({ query: '"trails mountain"' }))).toEqual([]);
   });
 
+  it('a text field added after the first documents: searched, or (keyword leg in Qdrant) refused saying why', async () => {
+    const grow = { title: { type: 'text' }, body: { type: 'html' } };
+    expect((await svc.call('POST', '/v1/content/indexes', { uid: 'grow', language_code: 'en', schema: { fields: grow } })).status).toBeLessThan(300);
+    expect((await svc.call('POST', '/v1/content/indexes/grow/documents', { uid: 'g1', fields: { title: 'First zephyr', body: '<p>one</p>' } })).status).toBe(204);
+    const done = () => waitFor(async () => {
+      const p = (await svc.call('GET', '/v1/admin/indexes/grow')).body.progress;
+      return p.pending === 0 && p.pending_deletes === 0 ? p : null;
+    });
+    await done();
+    const extended = { fields: { ...grow, extra: { type: 'text' } } };
+    expect((await svc.call('POST', '/v1/content/indexes', { uid: 'grow', language_code: 'en', schema: extended })).status).toBeLessThan(300);
+    expect((await svc.call('POST', '/v1/content/indexes/grow/documents', { uid: 'g2', fields: { title: 'Second', body: '<p>two</p>', extra: 'zephyr notes' } })).status).toBe(204);
+    await done();
+    const inTitle = await svc.call('POST', '/v1/content/search', { index_uid: 'grow', query: 'zephyr', boosting: 'title', filter: '', fields: [] });
+    expect(uids(inTitle)).toEqual(['g1']);
+    const inExtra = await svc.call('POST', '/v1/content/search', { index_uid: 'grow', query: 'zephyr', boosting: 'extra', filter: '', fields: [] });
+    if (!keywordInQdrant) return expect(uids(inExtra)).toEqual(['g2']);
+    expect(inExtra.status).toBe(400);
+    expect(inExtra.body.message).toContain("boosting: field 'extra' was added to the index after its keyword index in Qdrant was created");
+  });
+
   it('in each mode, filters on text fields and wildcards are evaluated, or refused naming the construct and the mode', async () => {
     const text = await search({ query: 'shoes', filter: 'body:lugs' });
     const wildcard = await search({ query: 'shoes', filter: 'status:pub*' });

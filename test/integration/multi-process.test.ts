@@ -169,7 +169,7 @@ describe('two API processes and two workers on PostgreSQL, Redis and Qdrant', ()
     expect(new Set(racePoints.map((p) => (p.payload as { version: number }).version)).size).toBeLessThanOrEqual(1);
     if (keywordInQdrant) {
       // The keyword collection of the index too (a collection per index, no tenant key): the live version's section and page only.
-      const keywordPoints = [...qdrant.collections].filter(([name]) => name.endsWith('_race')).flatMap(([, c]) => [...c.points.values()]);
+      const keywordPoints = [...qdrant.collections].filter(([name]) => name.includes('_race-')).flatMap(([, c]) => [...c.points.values()]);
       expect(new Set(keywordPoints.map((p) => (p.payload as { version: number }).version)).size).toBeLessThanOrEqual(1);
     }
     expect(qdrant.violations).toEqual([]);

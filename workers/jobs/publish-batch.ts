@@ -7,7 +7,7 @@ import type { FilterValue, VectorPoint } from '../../shared/storage/ports/vector
 import type { WorkerContext } from './worker-context.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import { documentUnitTerms } from '../../shared/search/engine/unit-terms.js';
-import type { KeywordUnit } from '../../shared/storage/ports/keyword-index.js';
+import { keywordKey, type KeywordUnit } from '../../shared/storage/ports/keyword-index.js';
 import { keyedByUser, own } from '../../shared/records/own.js';
 
 export interface PublishCounts {
@@ -97,8 +97,8 @@ async function writeExternal(index: IndexRecord, accepted: PublishItem[], ctx: W
       const terms = documentUnitTerms(analyzer, index, item.sections, doc);
       return item.sections.map((s, i) => ({ uid: item.uid, version: item.version, ord: s.ord, terms: terms[i], fields: filterable(index, doc) }));
     });
-    if (units.length) await keywords.upsert(index.uid, index.fields, units);
-    await keywords.deleteOlder(index.uid, refs);
+    if (units.length) await keywords.upsert(keywordKey(index), index.fields, units);
+    await keywords.deleteOlder(keywordKey(index), refs);
   }
 }
 

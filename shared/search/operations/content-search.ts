@@ -12,7 +12,7 @@ import { LUCENE_BM25, scoreDisMaxDense, type Bm25Params } from '../rank/dismax.j
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import type { FqNode } from '../query/fq-ast.js';
 import type { IndexRecord } from '../../indexes/index-schema.js';
-import { KeywordFilterUnsupported, type KeywordHit, type KeywordIndex } from '../../storage/ports/keyword-index.js';
+import { KeywordFieldUnavailable, KeywordFilterUnsupported, keywordKey, type KeywordHit, type KeywordIndex } from '../../storage/ports/keyword-index.js';
 import type { Storage } from '../../storage/ports/storage.js';
 import { topUnits } from '../rank/top-units.js';
 import { own } from '../../records/own.js';
@@ -176,9 +176,10 @@ export class ContentSearch {
     if (req.bm25 && (req.bm25.k1 !== LUCENE_BM25.k1 || req.bm25.b !== LUCENE_BM25.b)) throw unavailable('bm25: parameters other than k1 1.2, b 0.75 (the weights stored in Qdrant use those)');
     let hits: KeywordHit[];
     try {
-      hits = await ext.keywords.search(index.uid, { fields, terms, tie: req.tie, filter: node.kind === 'all' ? null : node, schema: index.fields, now: new Date(), limit: req.limit });
+      hits = await ext.keywords.search(keywordKey(index), { fields, terms, tie: req.tie, filter: node.kind === 'all' ? null : node, schema: index.fields, now: new Date(), limit: req.limit });
     } catch (err) {
       if (err instanceof KeywordFilterUnsupported) throw new AppError('invalid_filter', `Invalid request: filter: at position ${err.position}: ${err.message}`, { position: err.position });
+      if (err instanceof KeywordFieldUnavailable) throw new AppError('invalid_request', `Invalid request: boosting: ${err.message}`);
       throw err;
     }
     const [sections, stored] = await Promise.all([

@@ -9,7 +9,7 @@ import type { IndexState } from '../engine/index-state.js';
 import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../engine/unit-terms.js';
 import { createAnalyzer } from '../analyzer/analyzer.js';
 import type { IndexRecord } from '../../indexes/index-schema.js';
-import type { KeywordIndex } from '../../storage/ports/keyword-index.js';
+import { keywordKey, type KeywordIndex } from '../../storage/ports/keyword-index.js';
 import type { Storage } from '../../storage/ports/storage.js';
 import type { VectorIndex } from '../../storage/ports/vector-index.js';
 import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
@@ -204,9 +204,9 @@ export class HybridSearch {
     const terms = createAnalyzer(index.languageCode).analyze(query);
     if (terms.length === 0) return [];
     const fields = keywordFields(index);
-    const top = await keywords.searchSections(index.uid, { fields, terms, tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 2 * CANDIDATES });
+    const top = await keywords.searchSections(keywordKey(index), { fields, terms, tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 2 * CANDIDATES });
     const docs = new Map(top.map((h) => [h.uid, { uid: h.uid, version: h.version }]));
-    const pages = await keywords.pageScores(index.uid, { fields, terms, docs: [...docs.values()] });
+    const pages = await keywords.pageScores(keywordKey(index), { fields, terms, docs: [...docs.values()] });
     return top.map((h) => ({ key: externalKey(s, h), score: h.score + PAGE_WEIGHT * (pages.get(h.uid) ?? 0) }));
   }
 

@@ -1,9 +1,25 @@
-import type { FieldSpec } from '../../indexes/index-schema.js';
+import type { FieldSpec, IndexRecord } from '../../indexes/index-schema.js';
 import type { FqNode } from '../../search/query/fq-ast.js';
 import type { FieldBoost } from '../../search/query/qf-parser.js';
 import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { DocumentRef } from './document-store.js';
 import type { FilterValue } from './vector-index.js';
+
+/**
+ * The name an index's keyword data goes by: its uid and when it was created, so an index deleted and
+ * created again under the same uid starts from nothing instead of finding the old one's sections.
+ */
+export function keywordKey(index: Pick<IndexRecord, 'uid' | 'createdAt'>): string {
+  return `${index.uid}-${index.createdAt.toString(36)}`;
+}
+
+/** A boosted field the keyword index has no vector for (a text field added after the index's first write). */
+export class KeywordFieldUnavailable extends Error {
+  constructor(readonly field: string) {
+    super(`field '${field}' was added to the index after its keyword index in Qdrant was created, so it is not searchable there (QUARRY_KEYWORD_INDEX=qdrant); create the index anew to search it`);
+    this.name = 'KeywordFieldUnavailable';
+  }
+}
 
 /** One section's analysed tokens per field (as the embedded engine indexes it), with its document's filterable values. */
 export interface KeywordUnit extends DocumentRef {

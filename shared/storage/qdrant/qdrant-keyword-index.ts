@@ -3,7 +3,7 @@ import type { FieldSpec } from '../../indexes/index-schema.js';
 import { bm25Vector, queryVector } from '../../search/sparse/sparse-weights.js';
 import { luceneLength } from '../../search/rank/lucene-length.js';
 import type { DocumentRef } from '../ports/document-store.js';
-import type { KeywordHit, KeywordIndex, KeywordSearch, KeywordUnit, PageQuery } from '../ports/keyword-index.js';
+import { KeywordFieldUnavailable, type KeywordHit, type KeywordIndex, type KeywordSearch, type KeywordUnit, type PageQuery } from '../ports/keyword-index.js';
 import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../../search/engine/unit-terms.js';
 import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { FilterValue } from '../ports/vector-index.js';
@@ -93,8 +93,9 @@ export class QdrantKeywordIndex implements KeywordIndex {
       const vector: Record<string, Schemas['SparseVector']> = {};
       for (const [field, tokens] of Object.entries(terms)) {
         const name = names[field];
-        if (!name) throw new Error(`field '${field}' has no sparse vector in ${collection}: the index's fields changed after it was created; drop and reload the index`);
-        if (tokens.length) vector[name] = bm25Vector(tokens, avgLength[field] ?? tokens.length, lengths?.[field]);
+        // A text field added to the index after the collection was made has no vector (Qdrant adds none to a
+        // collection): its tokens are left out, and a search that boosts it is refused (KeywordFieldUnavailable).
+        if (name && tokens.length) vector[name] = bm25Vector(tokens, avgLength[field] ?? tokens.length, lengths?.[field]);
       }
       return vector;
     };
@@ -150,6 +151,10 @@ export class QdrantKeywordIndex implements KeywordIndex {
     const collection = this.collectionOf(index);
     const meta = await this.existing(index);
     if (!meta || s.terms.length === 0 || s.limit <= 0) return [];
+    // The content interface names its fields: one without a vector is refused, not quietly left out. The
+    // search interface boosts every text field of the index and searches those there are.
+    const missing = s.fields.find((f) => f.boost !== 0 && !meta.vectors[f.field]);
+    if (missing && perDocument) throw new KeywordFieldUnavailable(missing.field);
     const fields = s.fields.filter((f) => f.boost !== 0 && meta.vectors[f.field]);
     if (fields.length === 0) return [];
     const terms = termCounts(s.terms);
