@@ -176,13 +176,7 @@ export class SearchInterfaceService {
    * A loaded copy knows which documents have any; without one every result's document is asked for.
    */
   private async metadataOf(hits: HybridHit[]): Promise<Map<number, Map<string, DocumentMetadata>>> {
-    const uids = new Map<number, string[]>();
-    for (const { index, state, uid } of hits) {
-      if (state && !state.hasMetadata(uid)) continue;
-      const list = uids.get(index.id);
-      if (list) list.push(uid);
-      else uids.set(index.id, [uid]);
-    }
+    const uids = uidsByIndex(hits, ({ state, uid }) => !state || state.hasMetadata(uid));
     const reads = [...uids].map(async ([indexId, list]) => [indexId, await this.storage.documents.metadata(indexId, list)] as const);
     return new Map(await Promise.all(reads));
   }
@@ -198,19 +192,25 @@ export class SearchInterfaceService {
    * fields filters read, or from the document store for the hits of an index not held here.
    */
   private async pageUrls(hits: HybridHit[]): Promise<(string | undefined)[]> {
-    const missing = new Map<number, string[]>();
-    for (const { index, state, uid } of hits) {
-      if (state) continue;
-      const list = missing.get(index.id);
-      if (list) list.push(uid);
-      else missing.set(index.id, [uid]);
-    }
+    const missing = uidsByIndex(hits, ({ state }) => !state);
     const read = new Map(await Promise.all([...missing].map(async ([indexId, uids]) => [indexId, await this.storage.documents.fields(indexId, uids)] as const)));
     return hits.map(({ index, state, uid }) => {
       const value = (f: string) => (state ? state.fieldValue(uid, f) : own(read.get(index.id)?.get(uid), f));
       return httpUrl(value('source_url') ?? value('url'));
     });
   }
+}
+
+/** The document uids of the hits `keep` accepts, per index id. */
+function uidsByIndex(hits: HybridHit[], keep: (hit: HybridHit) => boolean): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const hit of hits) {
+    if (!keep(hit)) continue;
+    const list = out.get(hit.index.id);
+    if (list) list.push(hit.uid);
+    else out.set(hit.index.id, [hit.uid]);
+  }
+  return out;
 }
 
 /** A page address pointing at a section's anchor. */

@@ -9,6 +9,7 @@ import { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { IndexState, type IndexStateSnapshot } from './index-state.js';
 import { SearchBudget } from './search-budget.js';
 import { SingleFlight } from './single-flight.js';
+import { atPositions } from './sections-at.js';
 
 const CHANGE_BATCH = 5000;
 /** Documents whose fields are read in one query while loading or catching up. */
@@ -222,8 +223,7 @@ export class ContentEngine {
       const found = new Set(rows.map((r) => r.id));
       rows = [...rows, ...(await this.storage.sections.sectionsAt(indexId, refs.filter((r) => !found.has(r.section))))];
     }
-    const byPosition = new Map(rows.map((r) => [`${r.ord}\u0000${r.uid}`, r]));
-    return refs.map((r) => byPosition.get(`${r.ord}\u0000${r.uid}`) ?? null);
+    return atPositions(rows, refs);
   }
 
   /** The stored fields of these documents, read from the store (only filters' share is held in memory). */

@@ -2,6 +2,7 @@ import { AppError } from '../../errors/app-error.js';
 import { textFieldNames } from '../../indexes/index-schema.js';
 import { WARM_QUERIES, type ContentEngine } from '../engine/content-engine.js';
 import type { IndexState } from '../engine/index-state.js';
+import { atPositions } from '../engine/sections-at.js';
 import { SearchTimeoutError, type SearchBudget } from '../engine/search-budget.js';
 import { compileFilter, FilterFieldError, type Predicate } from '../filter/compile-filter.js';
 import { containsRun } from '../filter/leaf-matchers.js';
@@ -183,13 +184,12 @@ export class ContentSearch {
       throw err;
     }
     const [sections, stored] = await Promise.all([
-      ext.storage.sections.sectionsAt(index.id, hits.map(({ uid, ord }) => ({ uid, ord }))),
+      ext.storage.sections.sectionsAt(index.id, hits).then((rows) => atPositions(rows, hits)),
       req.fields.length ? ext.storage.documents.fields(index.id, hits.map((h) => h.uid)) : new Map<string, DocumentFields>(),
     ]);
-    const byPosition = new Map(sections.map((r) => [`${r.ord}\u0000${r.uid}`, r]));
     return {
-      results: hits.flatMap(({ uid, ord, score }) => {
-        const section = byPosition.get(`${ord}\u0000${uid}`);
+      results: hits.flatMap(({ uid, score }, i) => {
+        const section = sections[i];
         // Deleted from the store since it was ranked: gone for this search too.
         if (!section) return [];
         const values = stored.get(uid);

@@ -7,6 +7,7 @@ import type { SectionView } from '../../storage/ports/section-store.js';
 import { WARM_QUERIES, type ContentEngine } from '../engine/content-engine.js';
 import type { IndexState } from '../engine/index-state.js';
 import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../engine/unit-terms.js';
+import { atPositions } from '../engine/sections-at.js';
 import { createAnalyzer } from '../analyzer/analyzer.js';
 import type { IndexRecord } from '../../indexes/index-schema.js';
 import { keywordKey, type KeywordIndex } from '../../storage/ports/keyword-index.js';
@@ -143,9 +144,9 @@ export class HybridSearch {
           return;
         }
         // Read at their positions: a document published again since answers with its newer section there.
-        const rows = await this.external!.storage.sections.sectionsAt(indexId, at.map((i) => ({ uid: hits[i].uid, ord: hits[i].ord })));
-        const byPosition = new Map(rows.map((r) => [`${r.ord}\u0000${r.uid}`, r]));
-        at.forEach((i) => (out[i] = byPosition.get(`${hits[i].ord}\u0000${hits[i].uid}`) ?? null));
+        const positions = at.map((i) => ({ uid: hits[i].uid, ord: hits[i].ord }));
+        const sections = atPositions(await this.external!.storage.sections.sectionsAt(indexId, positions), positions);
+        at.forEach((i, j) => (out[i] = sections[j]));
       }),
     );
     return out;
