@@ -124,7 +124,7 @@ async function main() {
 
 /** 10^7 events in PostgreSQL: insights against a raw scan, and ingest into the filled schema. */
 async function scaleBench() {
-  const storage = await createPostgresStorage({ url: values.url!, schema, vectors: null, poolSize: 8 });
+  const storage = await createPostgresStorage({ url: values.url!, schema, poolSize: 8 });
   const client = new pg.Client({ connectionString: values.url, options: `-c search_path=${schema}` });
   await client.connect();
   try {
@@ -235,7 +235,7 @@ async function fullResponseBench() {
   const fullSchema = `bench_insights_full_${process.pid}`;
   const backends: [string, BackendStorage][] = [
     ['embedded (SQLite)', createSqliteStorage({ dataDir: dir, synchronous: 'normal' })],
-    ['PostgreSQL', await createPostgresStorage({ url: values.url!, schema: fullSchema, vectors: null, poolSize: 8 })],
+    ['PostgreSQL', await createPostgresStorage({ url: values.url!, schema: fullSchema, poolSize: 8 })],
   ];
   const rows = [];
   const answers: string[] = [];

@@ -27,9 +27,6 @@ export async function createStorage(config: Config['storage'], role: StorageRole
   const external = storage.vectors;
   // Searches read the external index the workers write, or vectors each engine holds and follows the change feed into.
   storage.searchVectors = (): SearchVectors => (external ? { kind: 'external', index: external } : { kind: 'followed', index: new MemoryVectorIndex() });
-  storage.keywords = config.qdrantKeywords
-    ? (await import('./qdrant/qdrant-keyword-index.js')).createQdrantKeywordIndex(config.qdrantKeywords)
-    : null;
   storage.snapshots = config.snapshots ? new FileSnapshotStore(join(config.dataDir, 'snapshots'), snapshotScope(config)) : null;
   return storage;
 }
@@ -41,9 +38,16 @@ async function createBackend(config: Config['storage'], role: StorageRole): Prom
       minFreeDiskBytes: config.minFreeDiskBytes, log: role.log,
     });
   }
+  // Qdrant's copies (vectors; with QUARRY_KEYWORD_INDEX=qdrant the keyword leg too) are written by
+  // the section store's publishes, so no caller of publish knows the mode.
   const vectors = config.qdrant ? (await import('./qdrant/qdrant-vector-index.js')).createQdrantVectorIndex(config.qdrant) : null;
+  const keywords = config.qdrantKeywords
+    ? (await import('./qdrant/qdrant-keyword-index.js')).createQdrantKeywordIndex(config.qdrantKeywords)
+    : null;
   const { createPostgresStorage } = await import('./postgres/create-postgres-storage.js');
-  return createPostgresStorage({ url: config.databaseUrl!, schema: config.schema, poolSize: config.poolSize, timeoutMs: config.databaseTimeoutMs, vectors });
+  return createPostgresStorage({
+    url: config.databaseUrl!, schema: config.schema, poolSize: config.poolSize, timeoutMs: config.databaseTimeoutMs, external: { vectors, keywords },
+  });
 }
 
 

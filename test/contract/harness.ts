@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { createPostgresStorage } from '../../shared/storage/postgres/create-postgres-storage.js';
+import type { MirrorWrite, SectionMirror } from '../../shared/storage/ports/section-store.js';
 import type { BackendStorage } from '../../shared/storage/ports/storage.js';
 import { createSqliteStorage } from '../../shared/storage/sqlite/create-sqlite-storage.js';
 import { freshSchema } from '../helpers/postgres.js';
@@ -13,14 +14,19 @@ export interface StorageHandle {
   /** Another BackendStorage over the same data; closed by cleanup. */
   open: () => Promise<BackendStorage>;
   cleanup: () => Promise<void>;
+  /**
+   * Sets what every publish of this handle's storages writes beside the section store, as the storage
+   * factory's mirror would (adapters with the `mirror` feature); null: nothing.
+   */
+  mirror?: (write: MirrorWrite | null) => void;
 }
 
 export type MakeStorage = () => Promise<StorageHandle>;
 
 /** What an adapter can do beyond the common contract. */
 export interface AdapterFeatures {
-  /** publish() runs a beforeLive hook (SQLite cannot await one inside its transaction). */
-  beforeLive: boolean;
+  /** publish() writes a SectionMirror inside its transaction (the scale-out store; SQLite's synchronous transactions cannot await one). */
+  mirror: boolean;
 }
 
 export interface Adapter {
@@ -47,7 +53,7 @@ async function handle(first: BackendStorage, open: () => Promise<BackendStorage>
 
 export const sqliteAdapter: Adapter = {
   name: 'sqlite',
-  features: { beforeLive: false },
+  features: { mirror: false },
   make: async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'quarry-contract-'));
     const open = async () => createSqliteStorage({ dataDir, synchronous: 'normal' });
@@ -57,13 +63,15 @@ export const sqliteAdapter: Adapter = {
 
 export const postgresAdapter: Adapter = {
   name: 'postgres',
-  features: { beforeLive: true },
+  features: { mirror: true },
   make: async () => {
     const url = inject('databaseUrl');
     if (!url) throw new Error('no databaseUrl provided: add test/helpers/global-postgres.ts to the vitest globalSetup');
     const { schema, drop } = await freshSchema(url);
-    const open = () => createPostgresStorage({ url, schema, poolSize: 4, vectors: null });
-    return handle(await open(), open, drop);
+    let write: MirrorWrite | null = null;
+    const mirror: SectionMirror = { prepare: async () => write && ((accepted) => write!(accepted)) };
+    const open = () => createPostgresStorage({ url, schema, poolSize: 4, mirror });
+    return { ...(await handle(await open(), open, drop)), mirror: (w) => { write = w; } };
   },
 };
 

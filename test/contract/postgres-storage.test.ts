@@ -9,7 +9,7 @@ describe('postgres storage setup', () => {
 
   it('creates its schema and migrates it once when many processes start at the same moment', async () => {
     const schema = `t_start_${randomBytes(4).toString('hex')}`;
-    const all = await Promise.all(Array.from({ length: 6 }, () => createPostgresStorage({ url, schema, poolSize: 2, vectors: null })));
+    const all = await Promise.all(Array.from({ length: 6 }, () => createPostgresStorage({ url, schema, poolSize: 2 })));
     try {
       expect(all.every((s) => s.backend === 'postgres')).toBe(true);
       await Promise.all(all.map((s) => s.ping()));
@@ -25,17 +25,20 @@ describe('postgres storage setup', () => {
   });
 
   it('refuses a schema name it would have to quote', async () => {
-    await expect(createPostgresStorage({ url, schema: 'Bad; DROP', vectors: null })).rejects.toThrow(/schema name/);
+    await expect(createPostgresStorage({ url, schema: 'Bad; DROP' })).rejects.toThrow(/schema name/);
   });
 
-  it('closes the vector index it was given', async () => {
-    let closed = false;
-    const vectors = { external: true, close: async () => { closed = true; } } as unknown as NonNullable<Parameters<typeof createPostgresStorage>[0]['vectors']>;
+  it('closes the external indexes it was given', async () => {
+    const closed: string[] = [];
+    type External = NonNullable<Parameters<typeof createPostgresStorage>[0]['external']>;
+    const vectors = { external: true, close: async () => { closed.push('vectors'); } } as unknown as External['vectors'];
+    const keywords = { close: async () => { closed.push('keywords'); } } as unknown as External['keywords'];
     const schema = `t_vec_${randomBytes(4).toString('hex')}`;
-    const s = await createPostgresStorage({ url, schema, vectors });
+    const s = await createPostgresStorage({ url, schema, external: { vectors, keywords } });
     expect(s.vectors).toBe(vectors);
+    expect(s.keywords).toBe(keywords);
     await s.close();
-    expect(closed).toBe(true);
+    expect(closed).toEqual(['vectors', 'keywords']);
     await expect(s.ping()).rejects.toThrow();
     const c = new pg.Client({ connectionString: url });
     await c.connect();

@@ -64,8 +64,8 @@ export function sectionFeedContract(handle: () => StorageHandle, index: number, 
     const h = handle();
     const hosts = [h.storage, await h.open()];
     const reader = await h.open();
-    // Publishers that finish their hook at random moments commit in a different order than they began.
-    const jitter = features.beforeLive ? async () => new Promise<void>((r) => setTimeout(r, Math.random() * 15)) : undefined;
+    // Publishers whose mirror writes finish at random moments commit in a different order than they began.
+    if (features.mirror) h.mirror!(async () => new Promise<void>((r) => setTimeout(r, Math.random() * 15)));
     const published: string[] = [];
     const seen: string[] = [];
     let done = false;
@@ -84,7 +84,7 @@ export function sectionFeedContract(handle: () => StorageHandle, index: number, 
     const polling = poll();
     await Promise.all(Array.from({ length: 40 }, async (_, i) => {
       const uids = [`p${i}-a`, `p${i}-b`, `p${i}-c`].slice(0, 1 + (i % 3));
-      await hosts[i % 2].sections.publish(index, uids.map((u) => item(u, i + 1)), MODEL, jitter);
+      await hosts[i % 2].sections.publish(index, uids.map((u) => item(u, i + 1)), MODEL);
       published.push(...uids);
     }));
     done = true;

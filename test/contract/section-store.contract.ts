@@ -15,7 +15,7 @@ export function item(uid: string, version: number, texts: string[] | null = [`${
   return { uid, version, sections: texts === null ? null : texts.map((t, i) => section(i, t)) };
 }
 
-export function sectionStoreContract(name: string, make: MakeStorage, features: AdapterFeatures = { beforeLive: true }) {
+export function sectionStoreContract(name: string, make: MakeStorage, features: AdapterFeatures = { mirror: true }) {
   describe(`${name}: section store`, () => {
     let h: StorageHandle;
     let s: BackendStorage;
@@ -132,30 +132,33 @@ export function sectionStoreContract(name: string, make: MakeStorage, features: 
       expect(hot.map((x) => [x.version, x.text])).toEqual([[16, 'hot@16']]);
     });
 
-    if (features.beforeLive) {
-      it('runs beforeLive with the accepted items while the old versions are still live', async () => {
+    if (features.mirror) {
+      it('writes the mirror with the accepted items while the old versions are still live', async () => {
         const other = await h.open();
         await s.sections.publish(index, [item('a', 5), item('b', 5)], MODEL);
         const seen: { accepted: string[]; liveDuring: Map<string, number> }[] = [];
-        const r = await s.sections.publish(index, [item('a', 7), item('b', 3), item('b', 5), item('c', 1, null)], MODEL, async (accepted) => {
+        h.mirror!(async (accepted) => {
           seen.push({ accepted: accepted.map((i) => `${i.uid}@${i.version}`), liveDuring: await other.sections.liveVersions(index, ['a', 'b', 'c']) });
         });
+        const r = await s.sections.publish(index, [item('a', 7), item('b', 3), item('b', 5), item('c', 1, null)], MODEL);
         expect(r).toEqual({ published: [{ uid: 'a', version: 7 }, { uid: 'b', version: 5 }], removed: [{ uid: 'c', version: 1 }], stale: 1 });
         expect(seen).toEqual([{ accepted: ['a@7', 'c@1'], liveDuring: new Map([['a', 5], ['b', 5]]) }]);
         expect(await s.sections.liveVersions(index, ['a', 'c'])).toEqual(new Map([['a', 7], ['c', 1]]));
       });
 
-      it('leaves nothing live and the feed unchanged when beforeLive throws', async () => {
+      it('leaves nothing live and the feed unchanged when the mirror fails', async () => {
         await s.sections.publish(index, [item('a', 1, ['kept'])], MODEL);
         const feed = await s.sections.changesSince(index, 0, 100);
-        const failing = s.sections.publish(index, [item('a', 2, ['lost']), item('b', 1)], MODEL, async () => {
+        h.mirror!(async () => {
           throw new Error('vector index down');
         });
+        const failing = s.sections.publish(index, [item('a', 2, ['lost']), item('b', 1)], MODEL);
         await expect(failing).rejects.toThrow('vector index down');
         expect(await s.sections.liveVersions(index, ['a', 'b'])).toEqual(new Map([['a', 1]]));
         expect((await s.sections.sections(index)).map((x) => x.text)).toEqual(['kept']);
         expect(await s.sections.changesSince(index, 0, 100)).toEqual(feed);
-        const retry = await s.sections.publish(index, [item('a', 2, ['lost']), item('b', 1)], MODEL, async () => {});
+        h.mirror!(async () => {});
+        const retry = await s.sections.publish(index, [item('a', 2, ['lost']), item('b', 1)], MODEL);
         expect(retry.published).toHaveLength(2);
       });
     }

@@ -42,7 +42,7 @@ describe('postgres faults', () => {
   });
 
   it('answers 504/503 within the database timeout when every connection stalls, instead of waiting for the stall to end', async () => {
-    const storage = await createPostgresStorage({ url: proxiedUrl, schema: schema.schema, poolSize: 1, timeoutMs: 1000, vectors: null });
+    const storage = await createPostgresStorage({ url: proxiedUrl, schema: schema.schema, poolSize: 1, timeoutMs: 1000 });
     try {
       await storage.ping();
       proxy.stall();

@@ -51,7 +51,7 @@ describe('postgres document writes racing the workers', () => {
 
   beforeAll(async () => {
     schema = await freshSchema(url);
-    worker = await createPostgresStorage({ url, schema: schema.schema, poolSize: 2, timeoutMs: 5000, vectors: null });
+    worker = await createPostgresStorage({ url, schema: schema.schema, poolSize: 2, timeoutMs: 5000 });
   });
   afterAll(async () => {
     await apiPool?.end();

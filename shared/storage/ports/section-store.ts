@@ -46,11 +46,19 @@ export interface ChangeEntry {
 }
 
 /**
- * Runs inside publish, after the documents' live rows are locked and before the new versions go
- * live: the place to write an external vector index, so the section store stays the judge of order.
- * `accepted` are the items newer than what is live (deletes included); throwing aborts the publish.
+ * Copies of the sections kept outside the section store (an external vector index, an external keyword
+ * index), which a publish writes so that the section store stays the judge of order: `prepare` reads
+ * what the copies need before the publish's transaction; the write it returns runs inside it, after
+ * the documents' live rows are locked and before the new versions go live, with the items newer than
+ * what is live (deletes included). A write that throws aborts the publish. Built by the storage
+ * factory for the mode; the callers of publish never see it.
  */
-export type BeforeLive = (accepted: PublishItem[]) => Promise<void>;
+export interface SectionMirror {
+  /** null: nothing to write (the index is gone). */
+  prepare(indexId: number, items: PublishItem[]): Promise<MirrorWrite | null>;
+}
+
+export type MirrorWrite = (accepted: PublishItem[]) => Promise<void>;
 
 /**
  * The live sections of every index (text and vectors) and the per-index change feed that search
@@ -60,7 +68,7 @@ export type BeforeLive = (accepted: PublishItem[]) => Promise<void>;
  * finds an entry below n.
  */
 export interface SectionStore {
-  publish(indexId: number, items: PublishItem[], model: string, beforeLive?: BeforeLive): Promise<PublishResult>;
+  publish(indexId: number, items: PublishItem[], model: string): Promise<PublishResult>;
   /** Vectors already computed by `model` for these section hashes, so identical text is not embedded again. */
   reusableVectors(hashes: string[], model: string): Promise<Map<string, Float32Array>>;
   /**

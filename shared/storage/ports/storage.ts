@@ -44,4 +44,4 @@ export interface Storage {
 }
 
 /** What a backend (SQLite, PostgreSQL) builds; createStorage adds what is chosen across backends. */
-export type BackendStorage = Omit<Storage, 'searchVectors' | 'snapshots' | 'keywords'>;
+export type BackendStorage = Omit<Storage, 'searchVectors' | 'snapshots'>;

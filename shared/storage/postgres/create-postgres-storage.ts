@@ -1,5 +1,6 @@
 import type { BackendStorage } from '../ports/storage.js';
-import type { VectorIndex } from '../ports/vector-index.js';
+import type { SectionMirror } from '../ports/section-store.js';
+import { ExternalSectionMirror, type ExternalIndexes } from '../external-section-mirror.js';
 import { PgConfigurationStore } from './pg-configuration-store.js';
 import { PgConversationStore } from './pg-conversation-store.js';
 import { PgDocumentStore } from './pg-document-store.js';
@@ -21,8 +22,10 @@ export interface PostgresStorageOptions {
   poolSize?: number;
   /** How long a statement, or the wait for a pooled connection, may take before it fails; default 30 s. */
   timeoutMs?: number;
-  /** The external vector index paired with this storage, or null (vectors kept with the sections). */
-  vectors: VectorIndex | null;
+  /** The external indexes paired with this storage (Qdrant); none: vectors kept with the sections, keywords in each engine. */
+  external?: ExternalIndexes;
+  /** What publishes write beside the section store; default: the external indexes, through an ExternalSectionMirror. */
+  mirror?: SectionMirror;
 }
 
 /** The scale-out mode: every store in one PostgreSQL database that any number of processes share. */
@@ -37,12 +40,17 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
     await migrator.end();
   }
   const pool = await createPgPool({ url: options.url, schema, poolSize: options.poolSize, timeoutMs: options.timeoutMs });
+  const external = options.external ?? { vectors: null, keywords: null };
+  const indexes = new PgIndexRegistry(pool);
+  const documents = new PgDocumentStore(pool);
+  const mirror = options.mirror ?? (external.vectors || external.keywords ? new ExternalSectionMirror(external, { indexes, documents }) : null);
   return {
     backend: 'postgres',
-    indexes: new PgIndexRegistry(pool),
-    documents: new PgDocumentStore(pool),
-    sections: new PgSectionStore(pool),
-    vectors: options.vectors,
+    indexes,
+    documents,
+    sections: new PgSectionStore(pool, mirror),
+    vectors: external.vectors,
+    keywords: external.keywords,
     keys: new PgKeyStore(pool),
     sessions: new PgSessionStore(pool),
     configurations: new PgConfigurationStore(pool),
@@ -53,7 +61,8 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
       await pool.query('SELECT 1');
     },
     close: async () => {
-      await options.vectors?.close();
+      await external.vectors?.close();
+      await external.keywords?.close();
       await pool.end();
     },
   };

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type {
-  BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView,
+  ChangeEntry, MirrorWrite, PublishItem, PublishResult, SectionMirror, SectionPosition, SectionStore, SectionView,
 } from '../ports/section-store.js';
 import { inTransaction, pgText } from './pg-transaction.js';
 import { fromBytes, toBytes } from './pg-vectors.js';
@@ -28,8 +28,8 @@ const COLUMNS = `s.id, s.doc_uid AS uid, s.version, s.ord, s.field, s.title, s.a
  * Live sections and the per-index change feed in PostgreSQL.
  *
  * Order of a publish: each document's `live` row is locked (in uid order), so publishers of the
- * same document queue and the newer version always wins; the beforeLive hook runs while those
- * locks are held. Change feed: a sequence would hand out numbers in the order transactions *ask*,
+ * same document queue and the newer version always wins; the mirror's write (Qdrant's copies in the
+ * scale-out mode) runs while those locks are held. Change feed: a sequence would hand out numbers in the order transactions *ask*,
  * not the order they commit, and a reader could skip an entry that commits late with a lower
  * number. So each index has a counter row (`index_feed`) that the transaction bumps in its very
  * last statement: the row lock serialises appends of one index for just the commit, and a later
@@ -38,14 +38,16 @@ const COLUMNS = `s.id, s.doc_uid AS uid, s.version, s.ord, s.field, s.title, s.a
 export class PgSectionStore implements SectionStore {
   private readonly feeds = new Set<number>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool, private readonly mirror: SectionMirror | null = null) {}
 
-  async publish(indexId: number, items: PublishItem[], model: string, beforeLive?: BeforeLive): Promise<PublishResult> {
+  async publish(indexId: number, items: PublishItem[], model: string): Promise<PublishResult> {
     const result: PublishResult = { published: [], removed: [], stale: 0 };
     if (items.length === 0) return result;
     await this.ensureFeed(indexId);
     for (const chunk of chunkBySections(items, MAX_SECTIONS_PER_TRANSACTION)) {
-      const r = await inTransaction(this.pool, (c) => this.publishChunk(c, indexId, chunk, model, beforeLive));
+      // Read before the transaction: a pooled connection is never held while waiting for another.
+      const mirrored = this.mirror ? await this.mirror.prepare(indexId, chunk) : null;
+      const r = await inTransaction(this.pool, (c) => this.publishChunk(c, indexId, chunk, model, mirrored));
       result.published.push(...r.published);
       result.removed.push(...r.removed);
       result.stale += r.stale;
@@ -54,7 +56,7 @@ export class PgSectionStore implements SectionStore {
   }
 
   private async publishChunk(
-    c: pg.PoolClient, indexId: number, chunk: PublishItem[], model: string, beforeLive?: BeforeLive,
+    c: pg.PoolClient, indexId: number, chunk: PublishItem[], model: string, mirrored: MirrorWrite | null,
   ): Promise<PublishResult> {
     const uids = [...new Set(chunk.map((i) => i.uid))];
     // A document never published has no live row to lock: insert a placeholder (version -1) first.
@@ -87,7 +89,7 @@ export class PgSectionStore implements SectionStore {
     }
     if (accepted.length > 0) {
       await this.replaceSections(c, indexId, [...finals.values()], model);
-      if (beforeLive) await beforeLive(accepted);
+      if (mirrored) await mirrored(accepted);
       const f = [...finals.values()];
       await c.query(
         `UPDATE live l SET version = u.version, deleted = u.deleted

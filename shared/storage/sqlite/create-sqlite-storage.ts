@@ -64,6 +64,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): BackendStora
     documents: guardWrites(new SqliteDocumentStore(db, thread ? (w) => thread.commit(w) : null), guard, ['applyWrites']),
     sections: new SqliteSectionStore(searchDb),
     vectors: null,
+    keywords: null,
     keys: new SqliteKeyStore(db),
     sessions: new SqliteSessionStore(db),
     configurations: new SqliteConfigurationStore(db),

@@ -1,4 +1,4 @@
-import type { BeforeLive, ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView } from '../ports/section-store.js';
+import type { ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView } from '../ports/section-store.js';
 import { immediate, type Db } from './open-database.js';
 import type { Statement } from 'better-sqlite3';
 import { chunkBySections } from '../chunk-by-sections.js';
@@ -63,10 +63,7 @@ export class SqliteSectionStore implements SectionStore {
     };
   }
 
-  async publish(indexId: number, items: PublishItem[], model: string, beforeLive?: BeforeLive): Promise<PublishResult> {
-    // A hook must run between locking and going live, which a synchronous SQLite transaction
-    // cannot await: external vector indexes are paired with PostgreSQL (see createStorage).
-    if (beforeLive) throw new Error('the SQLite section store cannot run a beforeLive hook; use PostgreSQL with an external vector index');
+  async publish(indexId: number, items: PublishItem[], model: string): Promise<PublishResult> {
     const result: PublishResult = { published: [], removed: [], stale: 0 };
     // Each document swaps atomically; a batch is split into short transactions so searches and
     // other workers never wait long for the write lock.
