@@ -215,6 +215,20 @@ describe('the Qdrant stand-in: named dense and sparse vectors, batch, prefetch, 
     expect(counted.body.result).toEqual({ count: 2 });
   });
 
+  it('searches within a has_id as without it, keeps only the best `limit` in order, and refuses repeated ids as Qdrant\'s API description does', async () => {
+    const all = await query({ query: A, using: 'idf', limit: 5 });
+    const within = await query({ query: A, using: 'idf', limit: 5, filter: { must: [{ has_id: [4, 1, 2, 3, 5] }] } });
+    expect(within).toEqual(all);
+    expect(await query({ query: A, using: 'idf', limit: 1 })).toEqual(all.slice(0, 1));
+    expect(await query({ query: A, using: 'idf', limit: 5, filter: { must: [{ has_id: [2, 4] }] } })).toEqual(all.filter((h) => [2, 4].includes(h.id as number)));
+    const before = standIn.violations.length;
+    const repeated = await send('POST', '/collections/hybrid/points/query', { query: A, using: 'idf', filter: { must: [{ has_id: [1, 2, 1] }] } });
+    expect(repeated.status).toBe(400);
+    expect(JSON.stringify(repeated.body)).toContain('must NOT have duplicate items (items ## 0 and 2 are identical)');
+    expect(standIn.violations.length).toBe(before + 1);
+    standIn.violations.length = before;
+  });
+
   it('answers Qdrant\'s errors for vectors the collection does not have or cannot take, and stores nothing of a refused batch', async () => {
     const count = async () => ((await send('POST', '/collections/hybrid/points/count', { exact: true })).body.result as { count: number }).count;
     const good = { id: 10, vector: { dense: [1, 1] } };
