@@ -2,7 +2,11 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { newJobId } from '../shared/jobs/job-id.js';
 import { enqueueIndexJobs, isJobAlive, type PipelineQueues } from '../shared/jobs/pipeline-queues.js';
+import type { IndexRecord } from '../shared/indexes/index-schema.js';
+import type { DocumentRef } from '../shared/storage/ports/document-store.js';
 import type { Storage } from '../shared/storage/create-storage.js';
+import { keywordKey, type KeywordIndex } from '../shared/storage/ports/keyword-index.js';
+import type { VectorIndex } from '../shared/storage/ports/vector-index.js';
 import { failedJob, failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
 import { MAX_STALLS } from './registry.js';
 
@@ -121,46 +125,60 @@ export class Reconciler {
   }
 
   /**
-   * Points of an external vector index that the section store does not vouch for: versions older
-   * than the live one (a delete that failed after the commit), and newer ones that no job can still
-   * be publishing (a transaction rolled back after writing them, and its document then failed or
-   * moved on). A newer version that is still pending may be mid-publish and is left alone.
+   * Points in Qdrant (the dense vectors, and the keyword leg with QUARRY_KEYWORD_INDEX=qdrant) that the
+   * section store does not vouch for: versions older than the live one (a delete that failed after the
+   * commit), and newer ones that no job can still be publishing (a transaction rolled back after writing
+   * them, and its document then failed or moved on). A newer version that is still pending may be
+   * mid-publish and is left alone.
    */
   async removeStrayPoints(): Promise<number> {
-    const vectors = this.storage.vectors;
-    if (!vectors) return 0;
+    const copies: { name: string; index: ExternalCopy; key: (index: IndexRecord) => string }[] = [];
+    if (this.storage.vectors) copies.push({ name: 'vector', index: this.storage.vectors, key: (i) => i.uid });
+    if (this.storage.keywords) copies.push({ name: 'keyword', index: this.storage.keywords, key: keywordKey });
     let removed = 0;
-    for (const index of await this.storage.indexes.list()) {
-      let after: string | null = null;
-      for (;;) {
-        const page = await vectors.versions(index.uid, after, STRAY_PAGE);
-        if (page.length === 0) break;
-        after = page[page.length - 1].uid;
-        const uids = [...new Set(page.map((p) => p.uid))];
-        const live = await this.storage.sections.liveVersions(index.id, uids);
-        // Live versions only grow: anything older is stray for good.
-        const stray = page.filter((p) => p.version < (live.get(p.uid) ?? 0));
-        const newer = page.filter((p) => p.version > (live.get(p.uid) ?? 0));
-        if (newer.length) {
-          // The document first, the live version after: a publish that commits in between is then seen
-          // either still pending or already live, never as neither (it marks the document after it commits).
-          const docs = await Promise.all(newer.map((p) => this.storage.documents.get(index.id, p.uid)));
-          const liveNow = await this.storage.sections.liveVersions(index.id, newer.map((p) => p.uid));
-          newer.forEach((p, i) => {
-            const v = liveNow.get(p.uid) ?? 0;
-            const doc = docs[i];
-            const publishing = doc !== null && doc.version === p.version && doc.status === 'pending';
-            if (p.version < v || (p.version > v && !publishing)) stray.push(p);
-          });
-        }
-        if (stray.length) await vectors.deleteVersions(index.uid, stray);
-        removed += stray.length;
-        if (page.length < STRAY_PAGE) break;
+    for (const index of copies.length ? await this.storage.indexes.list() : []) {
+      for (const copy of copies) {
+        const n = await this.removeStrayOf(index, copy.index, copy.key(index));
+        if (n) this.log.info({ index: index.uid, removed: n, copy: copy.name }, 'reconciler removed points of versions that are not live');
+        removed += n;
       }
     }
-    if (removed) this.log.info({ removed }, 'reconciler removed vector points of versions that are not live');
+    return removed;
+  }
+
+  private async removeStrayOf(index: IndexRecord, copy: ExternalCopy, key: string): Promise<number> {
+    let removed = 0;
+    let after: string | null = null;
+    for (;;) {
+      const page: DocumentRef[] = await copy.versions(key, after, STRAY_PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1].uid;
+      const uids = [...new Set(page.map((p) => p.uid))];
+      const live = await this.storage.sections.liveVersions(index.id, uids);
+      // Live versions only grow: anything older is stray for good.
+      const stray = page.filter((p) => p.version < (live.get(p.uid) ?? 0));
+      const newer = page.filter((p) => p.version > (live.get(p.uid) ?? 0));
+      if (newer.length) {
+        // The document first, the live version after: a publish that commits in between is then seen
+        // either still pending or already live, never as neither (it marks the document after it commits).
+        const docs = await Promise.all(newer.map((p) => this.storage.documents.get(index.id, p.uid)));
+        const liveNow = await this.storage.sections.liveVersions(index.id, newer.map((p) => p.uid));
+        newer.forEach((p, i) => {
+          const v = liveNow.get(p.uid) ?? 0;
+          const doc = docs[i];
+          const publishing = doc !== null && doc.version === p.version && doc.status === 'pending';
+          if (p.version < v || (p.version > v && !publishing)) stray.push(p);
+        });
+      }
+      if (stray.length) await copy.deleteVersions(key, stray);
+      removed += stray.length;
+      if (page.length < STRAY_PAGE) break;
+    }
     return removed;
   }
 }
+
+/** What the reconciler needs of a copy of the sections kept outside the section store. */
+type ExternalCopy = Pick<VectorIndex & KeywordIndex, 'versions' | 'deleteVersions'>;
 
 const STRAY_PAGE = 1000;

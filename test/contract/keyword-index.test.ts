@@ -198,6 +198,26 @@ function keywordContract(name: string, digits: number, start: () => Promise<Targ
       expect(await search('zebra', [{ field: 'body', boost: 1 }], 0, '', 10)).toEqual([]);
       expect(await keyword.search('never', { fields: [{ field: 'body', boost: 1 }], terms: ['cell'], tie: 0, filter: null, schema: index.fields, now: new Date(), limit: 10 })).toEqual([]);
     });
+
+    it('lists the document versions it holds, page by page in uid order, as the reconciler walks them', async () => {
+      const d = docs[1];
+      const terms = documentUnitTerms(state.analyzer, index, [{ field: 'body', title: '', text: 'okapi' }], { title: 'zoo', ...d.fields });
+      await keyword.upsert('kw', index.fields, [{ uid: d.uid, version: 5, ord: 0, terms: terms[0], fields: d.fields as KeywordUnit['fields'] }]);
+      const seen: { uid: string; version: number }[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: { uid: string; version: number }[] = await keyword.versions('kw', after, 37);
+        seen.push(...page);
+        if (page.length < 37) break;
+        after = page[page.length - 1].uid;
+      }
+      // docs[0] left the index in the test before.
+      const expected = docs.slice(1).flatMap((x) => (x.uid === d.uid ? [{ uid: x.uid, version: 1 }, { uid: x.uid, version: 5 }] : [{ uid: x.uid, version: 1 }]));
+      expect(seen).toEqual(expected);
+      await keyword.deleteVersions('kw', [{ uid: d.uid, version: 5 }]);
+      expect((await keyword.versions('kw', null, 1000)).filter((r) => r.uid === d.uid)).toEqual([{ uid: d.uid, version: 1 }]);
+      expect(await keyword.versions('never', null, 10)).toEqual([]);
+    });
   });
 }
 

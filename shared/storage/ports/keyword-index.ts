@@ -89,6 +89,8 @@ export interface KeywordIndex {
   searchSections(index: string, search: KeywordSearch): Promise<KeywordHit[]>;
   /** Whole-page BM25 (the embedded engine's pageScores) of these documents: uid -> score, absent when nothing matched. */
   pageScores(index: string, query: PageQuery): Promise<Map<string, number>>;
+  /** Document versions that have points, ordered by document uid, after `afterUid`: what the reconciler checks. */
+  versions(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]>;
   dropIndex(index: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../../search/engine/unit-terms.
 import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { FilterValue } from '../ports/vector-index.js';
 import { fqToQdrant } from './fq-to-qdrant.js';
+import { nextOffset, VersionListing } from './version-listing.js';
 import { fieldKey, isNotFound, pointId, qdrantFailure } from './qdrant-vector-index.js';
 
 export interface QdrantKeywordIndexOptions {
@@ -27,6 +28,8 @@ const CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 50;
 /** The most candidates per field a search asks for; past it the top is the best among them (logged by the caller's figures). */
 const MAX_CANDIDATES = 10_000;
+/** Points per scroll page while listing versions for the reconciler. */
+const SCROLL_PAGE = 1000;
 
 /** Where a section is: its document, version and position. */
 interface SectionRef {
@@ -74,6 +77,13 @@ export class QdrantKeywordIndex implements KeywordIndex {
   private readonly prefix: string;
   private readonly meta = new Map<string, Promise<CollectionMeta>>();
   private readonly fieldIndexes = new Map<string, Promise<void>>();
+  private readonly listing = new VersionListing(async (index, offset) => {
+    const collection = this.collectionOf(index);
+    const page = await this.call('listing versions', collection, () =>
+      this.client.scroll(collection, { limit: SCROLL_PAGE, offset, with_payload: ['doc', 'version'], with_vector: false }),
+    );
+    return page ? { points: page.points, next: nextOffset(page.next_page_offset) } : null;
+  });
 
   constructor(private readonly options: QdrantKeywordIndexOptions) {
     this.prefix = options.collectionPrefix ?? 'quarry_kw_';
@@ -182,9 +192,14 @@ export class QdrantKeywordIndex implements KeywordIndex {
     }
   }
 
+  versions(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]> {
+    return this.listing.page(index, afterUid, limit);
+  }
+
   async dropIndex(index: string): Promise<void> {
     const collection = this.collectionOf(index);
     this.meta.delete(index);
+    this.listing.forget(index);
     for (const key of this.fieldIndexes.keys()) if (key.startsWith(`${collection}\u0000`)) this.fieldIndexes.delete(key);
     await this.call('dropping the index', collection, () => this.client.deleteCollection(collection));
   }
@@ -322,8 +337,8 @@ export class QdrantKeywordIndex implements KeywordIndex {
       return await request();
     } catch (e) {
       const failure = qdrantFailure(what, collection, e, this.options.apiKey);
-      // A search of an index nothing was written to yet finds nothing.
-      if (failure.status === 404 && what === 'searching') return undefined;
+      // A search or a listing of an index nothing was written to yet finds nothing.
+      if (failure.status === 404 && (what === 'searching' || what === 'listing versions')) return undefined;
       throw failure;
     }
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { QdrantClient, QdrantClientTimeoutError, type Schemas } from '@qdrant/js-client-rest';
 import type { DocumentRef } from '../ports/document-store.js';
 import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../ports/vector-index.js';
+import { nextOffset, VersionListing } from './version-listing.js';
 
 export interface QdrantVectorIndexOptions {
   /** Qdrant's REST address, e.g. `http://qdrant:6333`. */
@@ -22,8 +23,6 @@ const DELETE_BATCH = 100;
 const SCROLL_PAGE = 1000;
 /** Values of a new field looked at to choose its payload index type. */
 const FIELD_SAMPLE = 64;
-/** How long a listing taken for one reconciler pass serves its continuation pages. */
-const SNAPSHOT_MS = 60_000;
 
 type Filter = Schemas['Filter'];
 type Condition = Schemas['Condition'];
@@ -48,7 +47,12 @@ export class QdrantVectorIndex implements VectorIndex {
   private readonly client: QdrantClient;
   private ready: Promise<void> | null = null;
   private readonly fieldIndexes = new Map<string, Promise<void>>();
-  private readonly listings = new Map<string, { at: number; refs: DocumentRef[]; servedUpTo: string | null }>();
+  private readonly listing = new VersionListing(async (index, offset) => {
+    const page = await this.call('listing versions', () =>
+      this.client.scroll(this.collection, { filter: { must: [tenant(index)] }, limit: SCROLL_PAGE, offset, with_payload: ['doc', 'version'], with_vector: false }),
+    );
+    return page ? { points: page.points, next: nextOffset(page.next_page_offset) } : null;
+  });
 
   constructor(private readonly options: QdrantVectorIndexOptions) {
     this.collection = options.collection ?? 'quarry_sections';
@@ -103,24 +107,12 @@ export class QdrantVectorIndex implements VectorIndex {
    * listing for a minute, so a pass over N points costs one scroll, not one per page. Such a pass
    * sees the points as they were at its start, writes made during it included or not.
    */
-  async versions(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]> {
-    if (limit <= 0) return [];
-    let listing = this.listings.get(index);
-    if (afterUid === null || !listing || listing.servedUpTo !== afterUid || Date.now() - listing.at > SNAPSHOT_MS) {
-      listing = { at: Date.now(), refs: await this.listVersions(index), servedUpTo: null };
-      this.listings.set(index, listing);
-    }
-    const { refs } = listing;
-    let i = afterUid === null ? 0 : firstAfter(refs, afterUid);
-    const page: DocumentRef[] = [];
-    while (i < refs.length && (page.length < limit || refs[i].uid === page[page.length - 1].uid)) page.push(refs[i++]);
-    if (i >= refs.length) this.listings.delete(index);
-    else listing.servedUpTo = page[page.length - 1].uid;
-    return page;
+  versions(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]> {
+    return this.listing.page(index, afterUid, limit);
   }
 
   async dropIndex(index: string): Promise<void> {
-    this.listings.delete(index);
+    this.listing.forget(index);
     await this.call('dropping an index', () =>
       this.client.delete(this.collection, { wait: true, ordering: 'strong', filter: { must: [tenant(index)] } }),
     );
@@ -164,28 +156,6 @@ export class QdrantVectorIndex implements VectorIndex {
       const filter: Filter = { must: [tenant(index)], should };
       await this.call(what, () => this.client.delete(this.collection, { wait: true, ordering: 'strong', filter }));
     }
-  }
-
-  private async listVersions(index: string): Promise<DocumentRef[]> {
-    const byDoc = new Map<string, Set<number>>();
-    let offset: Schemas['ExtendedPointId'] | null = null;
-    do {
-      const page = await this.call('listing versions', () =>
-        this.client.scroll(this.collection, { filter: { must: [tenant(index)] }, limit: SCROLL_PAGE, offset, with_payload: ['doc', 'version'], with_vector: false }),
-      );
-      if (!page) return [];
-      for (const p of page.points) {
-        const { doc, version } = p.payload as { doc: string; version: number };
-        let versions = byDoc.get(doc);
-        if (!versions) byDoc.set(doc, (versions = new Set()));
-        versions.add(version);
-      }
-      // The generated type admits an object for "null"; a next page starts at a point id.
-      const next = page.next_page_offset;
-      offset = typeof next === 'string' || typeof next === 'number' ? next : null;
-    } while (offset !== null);
-    const uids = [...byDoc.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return uids.flatMap((uid) => [...byDoc.get(uid)!].sort((a, b) => a - b).map((version) => ({ uid, version })));
   }
 
   private ensureCollection(size: number): Promise<void> {
@@ -264,18 +234,6 @@ function prefixed(fields: VectorPoint['fields']): Record<string, FilterValue | F
   const out: Record<string, FilterValue | FilterValue[]> = {};
   for (const [name, value] of Object.entries(fields ?? {})) out[fieldKey(name)] = value;
   return out;
-}
-
-/** Index of the first ref whose uid is greater than `after` (refs sorted by uid). */
-function firstAfter(refs: DocumentRef[], after: string): number {
-  let lo = 0;
-  let hi = refs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (refs[mid].uid <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A failed request to Qdrant: what was being done, and Qdrant's answer (never the api key). */
