@@ -32,6 +32,7 @@ async function main() {
     prefix: config.redis.prefix,
     batchSize: config.pipeline.batchSize,
     graceMs: config.pipeline.reconcileGraceMs,
+    straysMs: config.pipeline.straysMs,
     eventRetentionMs: config.storage.eventRetentionMs,
     conversationRetentionMs: config.storage.conversationRetentionMs,
   });

@@ -21,6 +21,11 @@ export interface ReconcilerOptions {
   eventRetentionMs?: number;
   /** Conversations without a turn for this long are dropped. */
   conversationRetentionMs?: number;
+  /**
+   * How often Qdrant's points are swept for versions the section store does not vouch for (the first
+   * pass sweeps): the sweep lists every point, so it runs far less often than the pass (default 10 min).
+   */
+  straysMs?: number;
 }
 
 /**
@@ -45,6 +50,7 @@ const RETENTION_EVERY_MS = 3_600_000;
  */
 export class Reconciler {
   private lastRetention = 0;
+  private lastStraySweep = 0;
 
   constructor(
     private readonly storage: Storage,
@@ -101,7 +107,10 @@ export class Reconciler {
       if (requeued) this.log.info({ requeued }, 'reconciler re-enqueued pending documents');
       // Search engines tail this feed; one that falls further behind reloads its index instead.
       await this.storage.sections.pruneChanges(CHANGE_LOG_KEEP);
-      await this.removeStrayPoints();
+      if (Date.now() - this.lastStraySweep >= (this.o.straysMs ?? 600_000)) {
+        this.lastStraySweep = Date.now();
+        await this.removeStrayPoints();
+      }
       await this.applyRetention();
       return requeued;
     } finally {

@@ -97,6 +97,7 @@ const envSchema = z.object({
   QUARRY_CONVERSATION_RETENTION_DAYS: int(1, 36500).default(90),
   QUARRY_RECONCILE_SECONDS: int(1, 86400).default(15),
   QUARRY_RECONCILE_GRACE_SECONDS: int(0, 86400).default(60),
+  QUARRY_RECONCILE_STRAYS_SECONDS: int(1, 86400).default(600),
   QUARRY_EMBEDDER: z.enum(['glove', 'openai', 'onnx']).default('glove'),
   QUARRY_EMBEDDINGS_URL: z.string().url().optional(),
   QUARRY_EMBEDDINGS_API_KEY: z.string().optional(),
@@ -205,6 +206,7 @@ function buildConfig(e: z.output<typeof envSchema>) {
       nice: e.QUARRY_WORKER_NICE,
       reconcileMs: e.QUARRY_RECONCILE_SECONDS * 1000,
       reconcileGraceMs: e.QUARRY_RECONCILE_GRACE_SECONDS * 1000,
+      straysMs: e.QUARRY_RECONCILE_STRAYS_SECONDS * 1000,
     },
     crawl: {
       /** Let website sources reach private and loopback addresses (tests, intranets). */

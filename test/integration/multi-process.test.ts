@@ -20,7 +20,7 @@ import { spawnApi, spawnWorker, stopProcess } from '../helpers/worker-process.js
  * QUARRY_SECRET is given: the APIs must agree on the one kept in the store.
  */
 const keywordInQdrant = process.env.QUARRY_TEST_STORAGE === 'qdrant';
-const FAST = { QUARRY_JOB_LOCK_SECONDS: '3', QUARRY_RECONCILE_SECONDS: '1', QUARRY_RECONCILE_GRACE_SECONDS: '2', QUARRY_PIPELINE_BATCH: '32' };
+const FAST = { QUARRY_JOB_LOCK_SECONDS: '3', QUARRY_RECONCILE_SECONDS: '1', QUARRY_RECONCILE_GRACE_SECONDS: '2', QUARRY_RECONCILE_STRAYS_SECONDS: '1', QUARRY_PIPELINE_BATCH: '32' };
 
 let qdrant: QdrantStandIn;
 let schema: { schema: string; drop(): Promise<void> };
