@@ -128,7 +128,12 @@ async function main() {
       await dep.stopAll();
     }
     let standIn: Awaited<ReturnType<typeof startStandIn>> | null = null;
-    const qdrant = async () => (standIn ??= await startStandIn(cleanup));
+    const qdrant = async () => {
+      const q = (standIn ??= await startStandIn(cleanup));
+      // The stand-in shares this process: how much of a replica's first answer is its own work, not the replica's.
+      ctx.standInBusyMs = () => q.busyMs;
+      return q;
+    };
     if (o.phases.includes('postgres')) {
       for (const [i, n] of o.scale.workerCounts.entries()) {
         const last = i === o.scale.workerCounts.length - 1;

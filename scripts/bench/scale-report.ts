@@ -61,10 +61,13 @@ export function scaleTables(r: ScaleResults, machine: Machine): string {
     ]),
   ]);
   const memory = markdownTable([
-    ['deployment', 'vectors', 'process', 'state', 'sections', 'VmRSS', 'peak VmHWM', 'heap used', 'array buffers', 'spawn -> first answer'],
+    ['deployment', 'vectors', 'process', 'state', 'sections', 'VmRSS', 'peak VmHWM', 'heap used', 'array buffers', 'spawn -> healthy', 'spawn -> first answer', 'of which in the Qdrant stand-in', 'same search again (stand-in)'],
     ...r.memory.map((m) => [
       m.deployment, m.vectors, m.process, m.state, String(m.sections), mb(m.snapshot.vmRss), mb(m.snapshot.vmHwm), mb(m.snapshot.heapUsed), mb(m.snapshot.arrayBuffers),
+      m.readyMs === undefined ? '-' : `${m.readyMs} ms`,
       m.firstAnswerMs === null ? '-' : `${m.firstAnswerMs} ms`,
+      m.standInFirstMs === undefined ? '-' : `${m.standInFirstMs} ms`,
+      m.againMs === undefined ? '-' : `${m.againMs} ms${m.standInAgainMs === undefined ? '' : ` (${m.standInAgainMs} ms)`}`,
     ]),
   ]);
   const per = memoryPer100k(r.memory);

@@ -356,8 +356,9 @@ interface Collection {
   payloadSchema: Map<string, unknown>;
   /** The `metadata` given at creation, shown again by get_collection. */
   metadata: Json;
-  /** Built on first use, then kept up to date by every write (see storePoint, dropPoint). */
-  sparseIndex?: Map<string, SparsePostings>;
+  /** Sparse postings by vector name, kept up to date by every write (see storePoint, dropPoint). */
+  sparseIndex: Map<string, SparsePostings>;
+  /** Points by payload value, per key a filter asked for: built on first use, then kept up to date. */
   payloadIndex?: Map<string, Map<string, Set<StoredPoint>>>;
 }
 
@@ -416,15 +417,11 @@ function indexPayload(byValue: Map<string, Set<StoredPoint>>, key: string, p: St
 }
 
 /**
- * The sparse postings of a collection, built on first use and then kept up to date by writes: a sparse
- * query visits the points that share an index with it, as Qdrant's inverted index does, instead of
- * every point (an evaluation's thousands of queries over tens of thousands of points took minutes).
+ * The sparse postings of a collection, kept up to date by writes (built by each write, so the first
+ * query after many writes does not build them): a sparse query visits the points that share an index
+ * with it, as Qdrant's inverted index does, instead of every point.
  */
 function sparsePostings(c: Collection, name: string): SparsePostings {
-  if (!c.sparseIndex) {
-    c.sparseIndex = new Map();
-    for (const p of c.points.values()) indexSparse(c.sparseIndex, p, true);
-  }
   return c.sparseIndex.get(name) ?? { withVector: 0, postings: new Map() };
 }
 
@@ -464,7 +461,7 @@ function indexSparse(byName: Map<string, SparsePostings>, p: StoredPoint, add: b
 function storePoint(c: Collection, p: StoredPoint) {
   dropPoint(c, p.key);
   c.points.set(p.key, p);
-  if (c.sparseIndex) indexSparse(c.sparseIndex, p, true);
+  indexSparse(c.sparseIndex, p, true);
   for (const [k, byValue] of c.payloadIndex ?? []) indexPayload(byValue, k, p, true);
 }
 
@@ -472,7 +469,7 @@ function dropPoint(c: Collection, key: string): boolean {
   const old = c.points.get(key);
   if (!old) return false;
   c.points.delete(key);
-  if (c.sparseIndex) indexSparse(c.sparseIndex, old, false);
+  indexSparse(c.sparseIndex, old, false);
   for (const [k, byValue] of c.payloadIndex ?? []) indexPayload(byValue, k, old, false);
   return true;
 }
@@ -500,6 +497,8 @@ export interface QdrantStandIn {
   /** Operations served, in order, with their query strings. */
   calls: { operation: string; query: string }[];
   collections: Map<string, Collection>;
+  /** Time spent answering requests so far (ms, from the body read to the answer sent): the stand-in's share of a caller's wait. */
+  readonly busyMs: number;
   close(): Promise<void>;
 }
 
@@ -525,7 +524,7 @@ const HANDLERS: Record<string, Handler> = {
     const sparse = sparseConfig(body.sparse_vectors);
     if (collections.has(name)) throw new QdrantError(409, `Wrong input: Collection \`${name}\` already exists!`);
     for (const n of sparse.keys()) if (dense.has(n)) throw new QdrantError(400, `Wrong input: Vector name \`${n}\` is used by both a dense and a sparse vector`);
-    collections.set(name, { size: dense.get('') ?? null, dense, sparse, points: new Map(), payloadSchema: new Map(), metadata: body.metadata ?? null });
+    collections.set(name, { size: dense.get('') ?? null, dense, sparse, points: new Map(), payloadSchema: new Map(), metadata: body.metadata ?? null, sparseIndex: new Map() });
     return true;
   },
   delete_collection: ({ collections, name }) => collections.delete(name),
@@ -1029,6 +1028,7 @@ export async function startQdrantStandIn(options: { apiKey?: string; port?: numb
   const collections = new Map<string, Collection>();
   let version = 0;
   const nextVersion = () => ++version;
+  let busyMs = 0;
   const record = (v: Violation) => {
     violations.push(v);
     options.onViolation?.(v);
@@ -1048,6 +1048,7 @@ export async function startQdrantStandIn(options: { apiKey?: string; port?: numb
         }
       }
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      busyMs += performance.now() - started;
     };
     const fail = (operation: Operation | null, status: number, kind: Violation['kind'] | null, errors: string[]) => {
       if (kind) record({ method, url: req.url ?? '', operation: operation?.id ?? null, kind, errors });
@@ -1099,6 +1100,9 @@ export async function startQdrantStandIn(options: { apiKey?: string; port?: numb
     violations,
     calls,
     collections,
+    get busyMs() {
+      return busyMs;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
