@@ -68,9 +68,11 @@ const PAGE_ORD = -1;
  * Searching is DisMax, which Qdrant does not compute (per term: the best field plus `tie` times the
  * others): one batched request of a sparse query per field finds candidates (a field's sum over the
  * terms); a second asks, for the candidates only (`has_id`), every (term, field) score; the DisMax of
- * those is exact. A document outside every field's candidates scores at most the sum of the fields'
- * lowest candidate scores (DisMax never exceeds the sum of its fields, tie <= 1): when the last document
- * returned scores below that bound, the search asks again for four times as many candidates.
+ * those is exact. A section outside every field's candidates scores at most the sum of the fields'
+ * lowest candidate scores (DisMax never exceeds the sum of its fields, tie <= 1), and at most the DisMax
+ * of each (term, field)'s best score in the index, asked beside the first candidates (unseenBound):
+ * when the last document returned scores below that bound, the search asks again for four times as
+ * many candidates.
  */
 export class QdrantKeywordIndex implements KeywordIndex {
   private readonly client: QdrantClient;
@@ -168,20 +170,33 @@ export class QdrantKeywordIndex implements KeywordIndex {
     const fields = s.fields.filter((f) => f.boost !== 0 && meta.vectors[f.field]);
     if (fields.length === 0) return [];
     const terms = termCounts(s.terms);
+    const where = filter ? { filter } : {};
+    // Each (term, field)'s best score in the whole index, asked once beside the first candidates: a
+    // section no field returned cannot score more than them either (see `unseenBound`).
+    let maxima: number[] | null = null;
     for (let wanted = Math.max(MIN_CANDIDATES, s.limit * CANDIDATE_FACTOR); ; wanted *= CANDIDATE_FACTOR) {
       const limit = Math.min(wanted, MAX_CANDIDATES);
-      const lists = await this.batch(collection, fields.map(({ field, boost }) => ({
-        query: queryVector(s.terms, boost), using: meta.vectors[field], limit, with_payload: ['doc', 'version', 'ord'], ...(filter ? { filter } : {}),
-      })));
+      const asked: Schemas['QueryRequest'][] = fields.map(({ field, boost }) => ({
+        query: queryVector(s.terms, boost), using: meta.vectors[field], limit, with_payload: ['doc', 'version', 'ord'], ...where,
+      }));
+      if (!maxima) {
+        for (const [term, count] of terms) {
+          for (const { field, boost } of fields) asked.push({ query: queryVector([term], count * boost), using: meta.vectors[field], limit: 1, with_payload: false, ...where });
+        }
+      }
+      const answers = await this.batch(collection, asked);
+      const lists = answers.slice(0, fields.length);
+      maxima ??= answers.slice(fields.length).map((points) => points[0]?.score ?? 0);
       const candidates = new Map<string, SectionRef>();
-      let bound = 0;
       lists.forEach((points) => {
         for (const p of points) {
           const payload = p.payload as { doc: string; version: number; ord: number };
           candidates.set(String(p.id), { uid: payload.doc, version: payload.version, ord: payload.ord });
         }
-        if (points.length >= limit) bound += points[points.length - 1].score;
       });
+      // A field that returned fewer than asked returned every section it matches: an unseen one scores 0 there.
+      const caps = lists.map((points) => (points.length >= limit ? points[points.length - 1].score : 0));
+      const bound = unseenBound(caps, maxima, terms.length, s.tie);
       if (candidates.size === 0) return [];
       const scores = await this.disMaxScores(collection, meta.vectors, fields, terms, s.tie, [...candidates.keys()]);
       const hits: KeywordHit[] = [];
@@ -455,4 +470,27 @@ function payloadFields(schema: Record<string, FieldSpec>, fields: KeywordUnit['f
     }
   }
   return out;
+}
+
+/**
+ * The most a section outside every field's candidates can score. In a field whose list was full, its
+ * sum over the terms is at most that list's last score (`caps`; 0 for a field that returned all it
+ * matches), so each of its (term, field) scores is too, and none exceeds that pair's best in the index
+ * (`maxima`, term-major). DisMax per term, (1 - tie) · best field + tie · all fields, grows with every
+ * score: bounded by the same of those caps, and by the sum of the caps (DisMax never exceeds its fields' sum).
+ */
+export function unseenBound(caps: number[], maxima: number[], termCount: number, tie: number): number {
+  const sum = caps.reduce((a, b) => a + b, 0);
+  let perTerm = 0;
+  for (let t = 0; t < termCount; t++) {
+    let best = 0;
+    let all = 0;
+    for (let f = 0; f < caps.length; f++) {
+      const m = Math.min(maxima[t * caps.length + f], caps[f]);
+      if (m > best) best = m;
+      all += m;
+    }
+    perTerm += (1 - tie) * best + tie * all;
+  }
+  return Math.min(sum, perTerm);
 }
