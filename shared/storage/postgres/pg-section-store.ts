@@ -29,9 +29,9 @@ const COLUMNS = `s.id, s.doc_uid AS uid, s.version, s.ord, s.field, s.title, s.a
  *
  * Order of a publish: each document's `live` row is locked (in uid order), so publishers of the
  * same document queue and the newer version always wins; the mirror's write (Qdrant's copies in the
- * scale-out mode) runs while those locks are held. Change feed: a sequence would hand out numbers in the order transactions *ask*,
- * not the order they commit, and a reader could skip an entry that commits late with a lower
- * number. So each index has a counter row (`index_feed`) that the transaction bumps in its very
+ * scale-out mode) runs while those locks are held. Change feed: a sequence would hand out numbers in
+ * the order transactions *ask*, not the order they commit, and a reader could skip an entry that
+ * commits late with a lower number. So each index has a counter row (`index_feed`) that the transaction bumps in its very
  * last statement: the row lock serialises appends of one index for just the commit, and a later
  * transaction only gets its numbers once the earlier one is visible. Entries are gapless per index.
  */

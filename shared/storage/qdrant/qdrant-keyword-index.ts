@@ -8,7 +8,7 @@ import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../../search/engine/unit-terms.
 import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { FilterValue } from '../ports/vector-index.js';
 import { fqToQdrant } from './fq-to-qdrant.js';
-import { nextOffset, VersionListing } from './version-listing.js';
+import { VersionListing } from './version-listing.js';
 import { fieldKey, isNotFound, pointId, qdrantFailure } from './qdrant-vector-index.js';
 
 export interface QdrantKeywordIndexOptions {
@@ -28,8 +28,6 @@ const CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 50;
 /** The most candidates per field a search asks for; past it the top is the best among them (logged by the caller's figures). */
 const MAX_CANDIDATES = 10_000;
-/** Points per scroll page while listing versions for the reconciler. */
-const SCROLL_PAGE = 1000;
 
 /** Where a section is: its document, version and position. */
 interface SectionRef {
@@ -79,13 +77,9 @@ export class QdrantKeywordIndex implements KeywordIndex {
   private readonly prefix: string;
   private readonly meta = new Map<string, Promise<CollectionMeta>>();
   private readonly fieldIndexes = new Map<string, Promise<void>>();
-  private readonly listing = new VersionListing(async (index, offset) => {
-    const collection = this.collectionOf(index);
-    const page = await this.call('listing versions', collection, () =>
-      this.client.scroll(collection, { limit: SCROLL_PAGE, offset, with_payload: ['doc', 'version'], with_vector: false }),
-    );
-    return page ? { points: page.points, next: nextOffset(page.next_page_offset) } : null;
-  });
+  private readonly listing = new VersionListing((index, request) =>
+    this.call('listing versions', this.collectionOf(index), () => this.client.scroll(this.collectionOf(index), request)),
+  );
 
   constructor(private readonly options: QdrantKeywordIndexOptions) {
     this.prefix = options.collectionPrefix ?? 'quarry_kw_';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { QdrantClient, QdrantClientTimeoutError, type Schemas } from '@qdrant/js-client-rest';
 import type { DocumentRef } from '../ports/document-store.js';
 import type { FilterValue, VectorFilter, VectorHit, VectorIndex, VectorPoint } from '../ports/vector-index.js';
-import { nextOffset, VersionListing } from './version-listing.js';
+import { VersionListing } from './version-listing.js';
 
 export interface QdrantVectorIndexOptions {
   /** Qdrant's REST address, e.g. `http://qdrant:6333`. */
@@ -19,8 +19,6 @@ export interface QdrantVectorIndexOptions {
 const UPSERT_BATCH = 256;
 /** Documents per delete-by-filter request (one nested filter each). */
 const DELETE_BATCH = 100;
-/** Points per scroll page while listing versions. */
-const SCROLL_PAGE = 1000;
 /** Values of a new field looked at to choose its payload index type. */
 const FIELD_SAMPLE = 64;
 
@@ -47,12 +45,9 @@ export class QdrantVectorIndex implements VectorIndex {
   private readonly client: QdrantClient;
   private ready: Promise<void> | null = null;
   private readonly fieldIndexes = new Map<string, Promise<void>>();
-  private readonly listing = new VersionListing(async (index, offset) => {
-    const page = await this.call('listing versions', () =>
-      this.client.scroll(this.collection, { filter: { must: [tenant(index)] }, limit: SCROLL_PAGE, offset, with_payload: ['doc', 'version'], with_vector: false }),
-    );
-    return page ? { points: page.points, next: nextOffset(page.next_page_offset) } : null;
-  });
+  private readonly listing = new VersionListing((index, request) =>
+    this.call('listing versions', () => this.client.scroll(this.collection, { filter: { must: [tenant(index)] }, ...request })),
+  );
 
   constructor(private readonly options: QdrantVectorIndexOptions) {
     this.collection = options.collection ?? 'quarry_sections';

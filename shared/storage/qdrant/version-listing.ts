@@ -2,12 +2,19 @@ import type { DocumentRef } from '../ports/document-store.js';
 
 /** How long one listing serves a reconciler's walk before a new walk lists again. */
 const LISTING_MS = 60_000;
+/** Points per scroll page while listing. */
+const SCROLL_PAGE = 1000;
 
-/** One scroll page as the reconciler's listing reads it: the points' document and version, and where the next page starts. */
-export interface VersionPage {
-  points: { payload?: Record<string, unknown> | null }[];
-  next: string | number | null;
+/** The scroll request of one listing page (the adapter adds its collection and any filter). */
+export interface ListingScroll {
+  limit: number;
+  offset: string | number | null;
+  with_payload: string[];
+  with_vector: false;
 }
+
+/** What Qdrant's scroll answers, as far as a listing reads it; undefined: the collection does not exist. */
+type ScrollAnswer = { points: { payload?: Record<string, unknown> | null }[]; next_page_offset?: unknown } | undefined;
 
 /**
  * Document versions that have points in a Qdrant collection, for the reconciler's walk: one scroll of
@@ -17,7 +24,7 @@ export interface VersionPage {
 export class VersionListing {
   private readonly listings = new Map<string, { at: number; refs: DocumentRef[]; servedUpTo: string | null }>();
 
-  constructor(private readonly scroll: (index: string, offset: string | number | null) => Promise<VersionPage | null>) {}
+  constructor(private readonly scroll: (index: string, request: ListingScroll) => Promise<ScrollAnswer>) {}
 
   async page(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]> {
     if (limit <= 0) return [];
@@ -44,7 +51,7 @@ export class VersionListing {
     const byDoc = new Map<string, Set<number>>();
     let offset: string | number | null = null;
     do {
-      const page = await this.scroll(index, offset);
+      const page = await this.scroll(index, { limit: SCROLL_PAGE, offset, with_payload: ['doc', 'version'], with_vector: false });
       if (!page) return [];
       for (const p of page.points) {
         const { doc, version } = (p.payload ?? {}) as { doc: string; version: number };
@@ -52,7 +59,9 @@ export class VersionListing {
         if (!versions) byDoc.set(doc, (versions = new Set()));
         versions.add(version);
       }
-      offset = page.next;
+      // The generated type admits an object for "null"; a next page starts at a point id.
+      const next = page.next_page_offset;
+      offset = typeof next === 'string' || typeof next === 'number' ? next : null;
     } while (offset !== null);
     const uids = [...byDoc.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return uids.flatMap((uid) => [...byDoc.get(uid)!].sort((a, b) => a - b).map((version) => ({ uid, version })));
@@ -69,9 +78,4 @@ function firstAfter(refs: DocumentRef[], after: string): number {
     else hi = mid;
   }
   return lo;
-}
-
-/** A scroll answer's next offset: the generated type admits an object for "null"; a next page starts at a point id. */
-export function nextOffset(next: unknown): string | number | null {
-  return typeof next === 'string' || typeof next === 'number' ? next : null;
 }
