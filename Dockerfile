@@ -5,12 +5,15 @@ WORKDIR /app
 # better-sqlite3 compiles from source where no prebuilt binary is reachable.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
+# npm ci's install script builds the memory-map addon for engine snapshots from native/mmap.
+COPY native ./native
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production QUARRY_DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps /app/native ./native
 COPY package.json package-lock.json tsconfig.json ./
 COPY api ./api
 COPY workers ./workers

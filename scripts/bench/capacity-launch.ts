@@ -84,8 +84,12 @@ export interface LaunchFigures {
   loadedReportedMs: number | null;
   search: { content: SearchFigures; ui: SearchFigures } | null;
   memory: MemorySnapshot | null;
-  /** The last reading of resident memory while the process ran (every second, and at the end) and its peak (VmHWM) until then. */
-  resident: { rss: number; peak: number } | null;
+  /**
+   * The last reading of resident memory while the process ran (every second, and at the end), its peak (VmHWM)
+   * until then, and how much of it is file-backed (RssFile: memory-mapped snapshots and the program's own code),
+   * pages the kernel may drop and read again rather than memory the process took.
+   */
+  resident: { rss: number; peak: number; file: number } | null;
   snapshot: SnapshotFigures;
   /** Lines the process printed at warn or above (the first 50), crash text included. */
   warnings: string[];
@@ -121,12 +125,12 @@ const contentBody = (index: string, q: Query) =>
 
 const resultCount = (r: Reply) => (JSON.parse(r.body) as { results: unknown[] }).results.length;
 
-/** VmRSS and VmHWM of a live process, from /proc; null once it is gone. */
-function residentOf(pid: number): { rss: number; peak: number } | null {
+/** VmRSS, VmHWM and RssFile of a live process, from /proc; null once it is gone. */
+function residentOf(pid: number): { rss: number; peak: number; file: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
-    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+    return { rss: kb('VmRSS'), peak: kb('VmHWM'), file: kb('RssFile') };
   } catch {
     return null;
   }

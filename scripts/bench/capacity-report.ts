@@ -94,7 +94,7 @@ const SHORT: Record<string, string> = {
 /** One row per launch. */
 export function launchRows(all: LaunchFigures[], checks: Verdict[]): string[][] {
   const rows = [[
-    'sections', 'engine', 'start', 'first answer content / UI', 'indexes loaded', 'heap used', 'RSS (peak)', 'heap / section', 'RSS / section',
+    'sections', 'engine', 'start', 'first answer content / UI', 'indexes loaded', 'heap used', 'RSS (peak; file-backed)', 'heap / section', 'RSS / section',
     'content p50 / p99', 'UI p50 / p99', 'snapshot size / write', 'budgets',
   ]];
   for (const l of all) {
@@ -114,7 +114,7 @@ export function launchRows(all: LaunchFigures[], checks: Verdict[]): string[][] 
     rows.push([
       l.sections.toLocaleString('en'), engine, l.start,
       `${secs(l.firstAnswerMs.content)} / ${secs(l.firstAnswerMs.ui)}`, secs(l.loadedMs),
-      l.memory ? mb(l.memory.heapUsed) : '—', l.memory ? `${mb(l.memory.vmRss)}${end ? ` (${mb(end.peak)})` : ''}` : '—',
+      l.memory ? mb(l.memory.heapUsed) : '—', l.memory ? `${mb(l.memory.vmRss)}${end ? ` (${mb(end.peak)}; ${mb(end.file)})` : ''}` : '—',
       p ? kb(p.heapBytes) : '—', p ? kb(p.rssBytes) : '—',
       lat(l.search?.content), lat(l.search?.ui), snap, l.failed ? `FAILED: ${l.failed}` : budgets,
     ]);

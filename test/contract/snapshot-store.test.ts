@@ -1,17 +1,25 @@
 // The snapshot store port: what the engine relies on, for every adapter (one today: files in the data folder).
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileSnapshotStore } from '../../shared/storage/files/file-snapshot-store.js';
+import { mmapAddon } from '../../shared/storage/files/map-file.js';
 import type { SnapshotStore } from '../../shared/storage/ports/snapshot-store.js';
 
+const files = (map: boolean) => () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'quarry-snapshot-store-')), 'snapshots');
+  return { store: new FileSnapshotStore(dir, 'test', map), dir };
+};
+
 const adapters: [string, () => { store: SnapshotStore; dir: string }][] = [
-  ['files', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'quarry-snapshot-store-')), 'snapshots');
-    return { store: new FileSnapshotStore(dir, 'test'), dir };
-  }],
+  ['files, memory-mapped', files(true)],
+  ['files, read into memory', files(false)],
 ];
+
+it('the memory-map addon was built by npm ci (native/mmap): without it snapshots are read, slower', () => {
+  expect(mmapAddon()).not.toBeNull();
+});
 
 describe.each(adapters)('snapshot store: %s', (_name, make) => {
   it('reads back what was written, null for an index without one, per index', async () => {
@@ -32,6 +40,18 @@ describe.each(adapters)('snapshot store: %s', (_name, make) => {
     await store.remove(7);
     await store.remove(7);
     expect(await store.read(7)).toBeNull();
+  });
+
+  it('the bytes read are the caller\'s: writing to them changes neither the file nor a later read; a replaced or removed snapshot leaves them as they were', async () => {
+    const { store, dir } = make();
+    await store.write(4, [Buffer.from('first version')]);
+    const bytes = (await store.read(4))!;
+    bytes[0] = 'F'.charCodeAt(0);
+    expect(readFileSync(join(dir, 'index-4.snapshot'), 'utf8')).toBe('first version');
+    expect(Buffer.from((await store.read(4))!).toString()).toBe('first version');
+    await store.write(4, [Buffer.from('second')]);
+    await store.remove(4);
+    expect(Buffer.from(bytes).toString()).toBe('First version');
   });
 
   it('concurrent writes of one index leave one of them whole, never a mix', async () => {

@@ -9,7 +9,10 @@ export interface SnapshotStore {
    * store is not read, even when a data folder is reused.
    */
   readonly scope: string;
-  /** The index's last snapshot, or null when there is none. */
+  /**
+   * The index's last snapshot, or null when there is none. The bytes are the caller's: it may write to
+   * them (a memory map is private), and they stay as read when the snapshot is replaced or removed.
+   */
   read(indexId: number): Promise<Uint8Array | null>;
   /** Replaces the index's snapshot with these bytes, whole or not at all (a crash leaves the previous one). */
   write(indexId: number, chunks: readonly Uint8Array[]): Promise<void>;
