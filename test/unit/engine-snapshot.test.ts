@@ -1,5 +1,6 @@
 // Snapshots of the engine's structures: a restored copy answers exactly as the original, before and
 // after both change further, and a snapshot is what the structure was when it was taken.
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { IndexState } from '../../shared/search/engine/index-state.js';
 import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
@@ -145,5 +146,30 @@ describe('engine snapshots, structure by structure', () => {
     const r = await SnapshotReader.open(bytes, 3, noPause);
     expect(() => r.blob(0, 'f64')).toThrow(SnapshotFormatError);
     expect(() => r.blob(5, 'i32')).toThrow(SnapshotFormatError);
+    // The header has a checksum of its own, checked before anything is read from it.
+    const header = Buffer.from(bytes);
+    header[30] ^= 1;
+    await expect(SnapshotReader.open(header, 3, noPause)).rejects.toThrow(/header checksum/);
+  });
+
+  it('with the checksum computed elsewhere, opens at once and settles `verified` when it comes: rejected on a mismatch', async () => {
+    const w = new SnapshotWriter();
+    w.add(Int32Array.from([4, 5, 6]));
+    const bytes = Buffer.concat(await w.encode(3, { n: 1 }, noPause));
+    const right = crc32(bytes.subarray(SnapshotReader.CHECKSUM_FROM));
+    const good = await SnapshotReader.open(bytes, 3, noPause, Promise.resolve(right));
+    await expect(good.verified).resolves.toBeUndefined();
+    expect(good.blob(0, 'i32')).toEqual(Int32Array.from([4, 5, 6]));
+    let tell: (crc: number) => void = () => {};
+    const pending = await SnapshotReader.open(bytes, 3, noPause, new Promise<number>((resolve) => (tell = resolve)));
+    const outcome = pending.verified.then(() => 'verified', (e: unknown) => String(e));
+    tell(right ^ 1);
+    expect(await outcome).toMatch(/checksum mismatch/);
+    // Without one, the bytes are checksummed in the open itself.
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length - 2] ^= 1;
+    await expect(SnapshotReader.open(flipped, 3, noPause)).rejects.toThrow(/checksum mismatch/);
+    const late = await SnapshotReader.open(flipped, 3, noPause, Promise.resolve(crc32(flipped.subarray(SnapshotReader.CHECKSUM_FROM))));
+    await expect(late.verified).rejects.toThrow(/checksum mismatch/);
   });
 });

@@ -32,7 +32,7 @@ const FOLLOW_DEFER_MAX_MS = 10_000;
 export const WARM_QUERIES = 8;
 
 /** The layout of engine snapshots: raise it with any change to what a snapshot holds or means. */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 /** Below this many units an index is never loaded afresh just to drop dead units. */
 const COMPACT_MIN_UNITS = 1000;
 /** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
@@ -425,9 +425,13 @@ export class ContentEngine {
     if (!this.snapshots) return null;
     const t0 = performance.now();
     try {
-      const bytes = await this.snapshots.read(index.id);
-      if (!bytes) return null;
-      const r = await SnapshotReader.open(bytes, SNAPSHOT_FORMAT, nextTurn);
+      // The checksum is computed off this thread while the index is restored here, and awaited before it is used.
+      const file = await this.snapshots.read(index.id, SnapshotReader.CHECKSUM_FROM);
+      if (!file) return null;
+      const { bytes } = file;
+      const read = performance.now();
+      const r = await SnapshotReader.open(bytes, SNAPSHOT_FORMAT, nextTurn, file.checksum);
+      const checked = performance.now();
       const body = r.body as SnapshotBody;
       const stale = body.indexId !== index.id || body.updatedAt !== index.updatedAt || body.scope !== this.snapshots.scope
         || body.vectorModel !== this.vectorModel || body.vectors !== (this.memory ? 'followed' : 'external');
@@ -438,8 +442,15 @@ export class ContentEngine {
       const state = IndexState.restore(index, r, body.state);
       await this.memory?.dropIndex(index.uid);
       if (this.memory && body.memory) this.memory.restore(index.uid, r, body.memory);
+      const restored = performance.now();
+      // A damaged file restores into nonsense as easily as into an index: it is only used once its checksum matched.
+      await r.verified;
       this.snapshotAt.set(state, { seq: state.seq, at: Date.now() });
-      this.log?.info({ index: index.uid, seq: state.seq, bytes: bytes.byteLength, ms: Math.round(performance.now() - t0) }, 'index loaded from its snapshot');
+      const ms = (from: number, to = performance.now()) => Math.round(to - from);
+      // The phases a start waits for: opening the file, its head and header, rebuilding what is not a view, then what is left of the checksum.
+      this.log?.info({
+        index: index.uid, seq: state.seq, bytes: bytes.byteLength, ms: ms(t0), readMs: ms(t0, read), headerMs: ms(read, checked), restoreMs: ms(checked, restored), checksumWaitMs: ms(restored),
+      }, 'index loaded from its snapshot');
       return state;
     } catch (err) {
       this.log?.warn({ err, index: index.uid }, 'index snapshot unreadable; loading from the store');

@@ -9,7 +9,8 @@ import { crc32 } from 'node:zlib';
  *   bytes 8-11   format version (u32, little-endian)
  *   bytes 12-15  header length in bytes (u32)
  *   bytes 16-19  CRC-32 of everything from byte 24 to the end (u32)
- *   bytes 20-23  zero
+ *   bytes 20-23  CRC-32 of the header (u32): checked before anything is read from it, while the whole
+ *                file's checksum may still be under way in another thread (a start restores meanwhile)
  *   header       JSON: { blobs: [kind, offset, length][], body } (offsets from the first blob), zero padded to 8
  *   blobs
  *
@@ -71,6 +72,7 @@ export class SnapshotWriter {
     head.writeUInt32LE(format, 8);
     head.writeUInt32LE(json.length, 12);
     head.writeUInt32LE(crc >>> 0, 16);
+    head.writeUInt32LE(crc32(json) >>> 0, 20);
     return [head, ...chunks];
   }
 }
@@ -78,19 +80,32 @@ export class SnapshotWriter {
 /** Reads a snapshot's header and makes views of its blobs. */
 export class SnapshotReader {
   readonly body: unknown;
+  /**
+   * Settles once the checksum is known: rejects with SnapshotFormatError when it does not match. Nothing
+   * read from this snapshot may be used before (a start restores the index meanwhile, then waits for it).
+   */
+  readonly verified: Promise<void>;
   private readonly table: [BlobKind, number, number][];
   private readonly bytes: Uint8Array;
   private readonly base: number;
 
-  private constructor(bytes: Uint8Array, header: { blobs: [BlobKind, number, number][]; body: unknown }, base: number) {
+  /** Where the checksummed bytes begin: give it to SnapshotStore.read for a checksum computed off this thread. */
+  static readonly CHECKSUM_FROM = HEAD;
+
+  private constructor(bytes: Uint8Array, header: { blobs: [BlobKind, number, number][]; body: unknown }, base: number, verified: Promise<void>) {
     this.bytes = bytes;
     this.table = header.blobs;
     this.body = header.body;
     this.base = base;
+    this.verified = verified;
   }
 
-  /** Checks the head, the version and the checksum (in slices between `pause`s), then parses the header. */
-  static async open(file: Uint8Array, format: number, pause: () => Promise<void>): Promise<SnapshotReader> {
+  /**
+   * Checks the head and the version, then parses the header. The checksum: `checksum`, the store's CRC-32
+   * of the bytes from CHECKSUM_FROM on, is compared once it comes (see `verified`); without it the bytes
+   * are checksummed here first, in slices between `pause`s.
+   */
+  static async open(file: Uint8Array, format: number, pause: () => Promise<void>, checksum: Promise<number> | null = null): Promise<SnapshotReader> {
     // Views need the blobs aligned in memory: a buffer from Node's small pool may not start at 8.
     const bytes = file.byteOffset % 8 === 0 ? file : new Uint8Array(file);
     if (bytes.length < HEAD || !Buffer.from(bytes.buffer, bytes.byteOffset, MAGIC.length).equals(MAGIC)) throw new SnapshotFormatError('not an engine snapshot');
@@ -99,20 +114,35 @@ export class SnapshotReader {
     if (version !== format) throw new SnapshotFormatError(`format ${version}, this engine reads ${format}`);
     const headerLength = view.getUint32(12, true);
     if (HEAD + headerLength > bytes.length) throw new SnapshotFormatError('truncated header');
-    let crc = 0;
-    for (let at = HEAD; at < bytes.length; at += CRC_SLICE) {
-      crc = crc32(bytes.subarray(at, Math.min(at + CRC_SLICE, bytes.length)), crc);
-      await pause();
+    const headerBytes = Buffer.from(bytes.buffer, bytes.byteOffset + HEAD, headerLength);
+    // Sizes and offsets come from the header: it is checked before anything is made of them.
+    if (crc32(headerBytes) >>> 0 !== view.getUint32(20, true)) throw new SnapshotFormatError('header checksum mismatch');
+    const expected = view.getUint32(16, true);
+    const matches = (crc: number) => {
+      if (crc >>> 0 !== expected) throw new SnapshotFormatError('checksum mismatch');
+    };
+    let verified: Promise<void>;
+    if (checksum) {
+      verified = checksum.then(matches);
+      // Observed by whoever restores from this reader; a header that fails first leaves it unawaited.
+      verified.catch(() => {});
+    } else {
+      let crc = 0;
+      for (let at = HEAD; at < bytes.length; at += CRC_SLICE) {
+        crc = crc32(bytes.subarray(at, Math.min(at + CRC_SLICE, bytes.length)), crc);
+        await pause();
+      }
+      matches(crc);
+      verified = Promise.resolve();
     }
-    if (crc >>> 0 !== view.getUint32(16, true)) throw new SnapshotFormatError('checksum mismatch');
     let header: { blobs: [BlobKind, number, number][]; body: unknown };
     try {
-      header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + HEAD, headerLength).toString('utf8'));
+      header = JSON.parse(headerBytes.toString('utf8'));
     } catch {
       throw new SnapshotFormatError('unreadable header');
     }
     if (!header || !Array.isArray(header.blobs)) throw new SnapshotFormatError('header without blobs');
-    return new SnapshotReader(bytes, header, HEAD + align(headerLength));
+    return new SnapshotReader(bytes, header, HEAD + align(headerLength), verified);
   }
 
   /** Blob `n` as a view of the file's bytes, checked to be of `kind`. */

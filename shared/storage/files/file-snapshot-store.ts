@@ -1,6 +1,7 @@
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SnapshotStore } from '../ports/snapshot-store.js';
+import type { SnapshotBytes, SnapshotStore } from '../ports/snapshot-store.js';
+import { checksumInThread } from './checksum-thread.js';
 import { mapFile } from './map-file.js';
 
 const SUFFIX = '.snapshot';
@@ -23,7 +24,7 @@ export class FileSnapshotStore implements SnapshotStore {
    */
   constructor(private readonly dir: string, readonly scope: string, private readonly map = true) {}
 
-  async read(indexId: number): Promise<Uint8Array | null> {
+  async read(indexId: number, checksumFrom?: number): Promise<SnapshotBytes | null> {
     await this.open();
     let file;
     try {
@@ -32,22 +33,35 @@ export class FileSnapshotStore implements SnapshotStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
+    let checksum: Promise<number> | null = null;
     try {
       const { size } = await file.stat();
-      // Snapshots are only ever replaced by a rename, never cut short in place: safe to map.
-      const mapped = this.map ? mapFile(file.fd, size) : null;
-      if (mapped) return mapped;
-      // Large reads into one buffer: readFile's small steps took 7 s of waiting for a 1.8 GB snapshot.
-      const bytes = new Uint8Array(size);
-      for (let at = 0; at < size; ) {
-        const { bytesRead } = await file.read(bytes, at, Math.min(READ_STEP, size - at), at);
-        if (bytesRead === 0) return bytes.subarray(0, at);
-        at += bytesRead;
+      // The checksum thread reads this descriptor, so it sees this file even if a newer one is renamed over it.
+      if (checksumFrom !== undefined) {
+        checksum = checksumInThread(file.fd, Math.min(checksumFrom, size), size);
+        // Whether or not the caller gets as far as awaiting it.
+        checksum.catch(() => {});
       }
-      return bytes;
+      return { bytes: await this.bytesOf(file, size), checksum };
     } finally {
-      await file.close();
+      const opened = file;
+      if (checksum) void checksum.then(() => opened.close(), () => opened.close()).catch(() => {});
+      else await file.close();
     }
+  }
+
+  private async bytesOf(file: FileHandle, size: number): Promise<Uint8Array> {
+    // Snapshots are only ever replaced by a rename, never cut short in place: safe to map.
+    const mapped = this.map ? mapFile(file.fd, size) : null;
+    if (mapped) return mapped;
+    // Large reads into one buffer: readFile's small steps took 7 s of waiting for a 1.8 GB snapshot.
+    const bytes = new Uint8Array(size);
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await file.read(bytes, at, Math.min(READ_STEP, size - at), at);
+      if (bytesRead === 0) return bytes.subarray(0, at);
+      at += bytesRead;
+    }
+    return bytes;
   }
 
   async write(indexId: number, chunks: readonly Uint8Array[]): Promise<void> {
