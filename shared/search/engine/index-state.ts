@@ -8,6 +8,7 @@ import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.
 import { own } from '../../records/own.js';
 import { present } from '../filter/leaf-matchers.js';
 import { grown } from '../grown.js';
+import { UidMap, type UidMapSnapshot } from '../uid-map.js';
 import { UnitTokens, type UnitTokensSnapshot } from './unit-tokens.js';
 import { documentUnitTerms } from './unit-terms.js';
 
@@ -45,9 +46,10 @@ export interface IndexStateSnapshot {
   unitField: number;
   unitSection: number;
   sectionFields: string[];
-  docUids: string[];
-  /** Live document numbers, in the order they were set. */
-  live: number;
+  /** Document uid → document number, the live documents in the order they were set. */
+  docNumbers: UidMapSnapshot;
+  /** Document numbers handed out so far (removed ones included). */
+  docCount: number;
   docFirstUnit: number;
   docUnitCount: number;
   docHasMetadata: number;
@@ -77,7 +79,7 @@ export class IndexState {
   private readonly sectionFieldIds = new Map<string, number>();
 
   /** Live documents by uid, in the order they were (last) set: uid -> document number. */
-  private readonly docNumbers = new Map<string, number>();
+  private docNumbers = new UidMap();
   private docUids: string[] = [];
   private docFirstUnit = new Int32Array(1024);
   private docUnitCount = new Int32Array(1024);
@@ -123,8 +125,8 @@ export class IndexState {
       unitField: w.add(this.unitField.subarray(0, units)),
       unitSection: w.add(this.unitSection.subarray(0, units)),
       sectionFields: [...this.sectionFieldIds.keys()],
-      docUids: [...this.docUids],
-      live: w.add(Int32Array.from(this.docNumbers.values())),
+      docNumbers: this.docNumbers.snapshot(w),
+      docCount: docs,
       docFirstUnit: w.add(this.docFirstUnit.subarray(0, docs)),
       docUnitCount: w.add(this.docUnitCount.subarray(0, docs)),
       docHasMetadata: w.add(this.docHasMetadata.subarray(0, docs)),
@@ -147,8 +149,12 @@ export class IndexState {
     state.unitField = r.blob(s.unitField, 'i32');
     state.unitSection = r.blob(s.unitSection, 'f64');
     s.sectionFields.forEach((f, i) => state.sectionFieldIds.set(f, i));
-    state.docUids = s.docUids;
-    for (const doc of r.blob(s.live, 'i32')) state.docNumbers.set(s.docUids[doc], doc);
+    state.docNumbers = UidMap.restore(r, s.docNumbers);
+    // Removed documents' numbers keep '' (as setDocument leaves them).
+    state.docUids = new Array<string>(s.docCount).fill('');
+    state.docNumbers.forEach((doc, uid) => {
+      state.docUids[doc] = uid;
+    });
     state.docFirstUnit = r.blob(s.docFirstUnit, 'i32');
     state.docUnitCount = r.blob(s.docUnitCount, 'i32');
     state.docHasMetadata = r.blob(s.docHasMetadata, 'u8');

@@ -1,6 +1,7 @@
 import { VectorSet, type VectorSetSnapshot } from './vector-set.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { grown } from '../grown.js';
+import { UidMap, type UidMapSnapshot } from '../uid-map.js';
 import type { DocumentRef } from '../../storage/ports/document-store.js';
 import type { FilterValue, FollowedVectorIndex, VectorFilter, VectorHit, VectorPoint } from '../../storage/ports/vector-index.js';
 
@@ -13,9 +14,8 @@ export interface IndexVectorsSnapshot {
   ords: number;
   nextSlot: number;
   free: number[];
-  /** Per document (uids), its first slot. */
-  docUids: string[];
-  docHeads: number;
+  /** Per document, its first slot. */
+  docs: UidMapSnapshot;
   fields: [number, Fields][];
   set: VectorSetSnapshot;
 }
@@ -131,7 +131,7 @@ class IndexVectors {
   private readonly postings = new FieldPostings();
   private free: number[] = [];
   /** document uid -> its first slot */
-  private docs = new Map<string, number>();
+  private docs = new UidMap();
   /** The document uids in order, rebuilt when a document comes or goes. */
   private sorted: string[] | null = null;
 
@@ -153,7 +153,7 @@ class IndexVectors {
     const slots = this.uidOf.length;
     return {
       uids: [...this.uidOf], versions: w.add(this.versionOf.slice(0, slots)), ords: w.add(this.ordOf.slice(0, slots)), nextSlot: w.add(this.nextSlot.slice(0, slots)),
-      free: [...this.free], docUids: [...this.docs.keys()], docHeads: w.add(Int32Array.from(this.docs.values())), fields: [...this.fieldsOf], set,
+      free: [...this.free], docs: this.docs.snapshot(w), fields: [...this.fieldsOf], set,
     };
   }
 
@@ -164,8 +164,7 @@ class IndexVectors {
     ix.ordOf = r.blob(s.ords, 'i32');
     ix.nextSlot = r.blob(s.nextSlot, 'i32');
     ix.free = s.free;
-    const heads = r.blob(s.docHeads, 'i32');
-    s.docUids.forEach((uid, i) => ix.docs.set(uid, heads[i]));
+    ix.docs = UidMap.restore(r, s.docs);
     for (const [slot, fields] of s.fields) {
       ix.fieldsOf.set(slot, fields);
       ix.postings.add(slot, fields);
@@ -235,7 +234,7 @@ class IndexVectors {
   }
 
   versions(afterUid: string | null, limit: number): DocumentRef[] {
-    const uids = (this.sorted ??= [...this.docs.keys()].sort(compareUids));
+    const uids = (this.sorted ??= [...this.docs.keysInOrder()].sort(compareUids));
     const out: DocumentRef[] = [];
     for (let i = afterUid === null ? 0 : firstAfter(uids, afterUid); i < uids.length && out.length < limit; i++) {
       const versions = new Set<number>();

@@ -1,0 +1,81 @@
+// UidMap answers as a Map<string, number> does, through any mix of sets, deletes and snapshots.
+import { describe, expect, it } from 'vitest';
+import { SnapshotReader, SnapshotWriter } from '../../shared/search/snapshot/snapshot-codec.js';
+import { UidMap } from '../../shared/search/uid-map.js';
+
+const noPause = async () => {};
+
+async function roundTrip(map: UidMap): Promise<UidMap> {
+  const w = new SnapshotWriter();
+  const body = map.snapshot(w);
+  const r = await SnapshotReader.open(Buffer.concat(await w.encode(1, body, noPause)), 1, noPause);
+  return UidMap.restore(r, r.body as typeof body);
+}
+
+/** A small deterministic generator, so a failure can be replayed. */
+function prng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('UidMap', () => {
+  it('matches a Map through random sets, deletes, re-sets and snapshot round trips', async () => {
+    for (const seed of [1, 2, 3]) {
+      const rand = prng(seed);
+      let map = new UidMap();
+      const model = new Map<string, number>();
+      const keyOf = () => `doc-${Math.floor(rand() * 3000)}${rand() < 0.05 ? '-é' : ''}`;
+      for (let step = 0; step < 20_000; step++) {
+        const r = rand();
+        const key = keyOf();
+        if (r < 0.6) {
+          const v = Math.floor(rand() * 1e6);
+          map.set(key, v);
+          model.set(key, v);
+        } else if (r < 0.9) {
+          expect(map.delete(key)).toBe(model.delete(key));
+        } else {
+          expect(map.get(key)).toBe(model.get(key));
+          expect(map.has(key)).toBe(model.has(key));
+        }
+        if (step % 5000 === 4999) map = await roundTrip(map);
+      }
+      expect(map.size).toBe(model.size);
+      expect([...map.entries()]).toEqual([...model.entries()]);
+      expect([...map.keysInOrder()]).toEqual([...model.keys()]);
+      expect([...map.valuesInOrder()]).toEqual([...model.values()]);
+    }
+  });
+
+  it('a restored map keeps changing like the original, and its snapshot is what it was when taken', async () => {
+    const map = new UidMap();
+    for (let i = 0; i < 1000; i++) map.set(`u${i}`, i);
+    const w = new SnapshotWriter();
+    const body = map.snapshot(w);
+    map.set('u1', -1);
+    map.delete('u2');
+    const r = await SnapshotReader.open(Buffer.concat(await w.encode(1, body, noPause)), 1, noPause);
+    const restored = UidMap.restore(r, r.body as typeof body);
+    expect(restored.get('u1')).toBe(1);
+    expect(restored.get('u2')).toBe(2);
+    for (let i = 1000; i < 5000; i++) restored.set(`u${i}`, i);
+    restored.delete('u3');
+    expect(restored.size).toBe(4999);
+    expect(restored.get('u4999')).toBe(4999);
+    expect(restored.get('u3')).toBeUndefined();
+  });
+
+  it('two tables hash the same uids differently (seeded), so uids made to collide on one do not on the other', () => {
+    const a = new UidMap();
+    const b = new UidMap();
+    for (let i = 0; i < 64; i++) {
+      a.set(`k${i}`, i);
+      b.set(`k${i}`, i);
+    }
+    const slots = (m: UidMap) => [...(m as unknown as { table: Int32Array }).table].join(',');
+    expect(slots(a)).not.toBe(slots(b));
+  });
+});
