@@ -211,14 +211,14 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(contentIndexesRouter(indexes));
   app.use(contentDocumentsRouter(new ContentDocumentService(storage, writer)));
   const contentSearch = new ContentSearch(engine, storage.keywords ? { keywords: storage.keywords, storage } : null);
-  const warmUp = async (state: IndexState) => {
-    await searchInterface.warm(state);
-    await contentSearch.warm(state);
+  const warmUp = async (state: IndexState, pause: () => Promise<void> = async () => {}) => {
+    await searchInterface.warm(state, pause);
+    await contentSearch.warm(state, pause);
   };
   app.locals.warmUp = warmUp;
-  engine.onGrown(async (state) => {
+  engine.onGrown(async (state, pause) => {
     try {
-      await warmUp(state);
+      await warmUp(state, pause);
     } catch (err) {
       // Only a warm-up: the visitor's own search reports whatever this was.
       log.warn({ err, index: state.index.uid }, 'search warm-up failed');

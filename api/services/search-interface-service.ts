@@ -96,8 +96,8 @@ export class SearchInterfaceService {
   }
 
   /** Runs searches over an index that has grown, recording nothing (ContentEngine.onGrown). */
-  warm(state: IndexState): Promise<void> {
-    return this.hybrid.warm(state);
+  warm(state: IndexState, pause: () => Promise<void>): Promise<void> {
+    return this.hybrid.warm(state, pause);
   }
 
   async configuration(variant: Variant, uid: string): Promise<ConfigurationRecord> {

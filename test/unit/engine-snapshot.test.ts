@@ -119,6 +119,21 @@ describe('engine snapshots, structure by structure', () => {
     expect(await answers(b)).toEqual(await answers(a));
   });
 
+  it('a damaged vector chain or document number (read before the checksum is known) ends in an error, not a loop', async () => {
+    const a = new MemoryVectorIndex();
+    for (let i = 0; i < 50; i++) await a.upsert('ix', [{ uid: `d${i}`, version: 1, ord: 0, vector: Float32Array.from({ length: 4 }, (_, k) => i + k) }, { uid: `d${i}`, version: 1, ord: 1, vector: Float32Array.from({ length: 4 }, (_, k) => i - k) }]);
+    const { r, body } = await roundTrip((w) => a.snapshot('ix', w));
+    const chains = r.blob((body as { nextSlot: number }).nextSlot, 'i32');
+    chains.fill(0); // every chain runs into slot 0, which points at itself
+    expect(() => new MemoryVectorIndex().restore('ix', r, body)).toThrow(SnapshotFormatError);
+
+    const state = new IndexState(index);
+    fill(state, 0, 3, 4);
+    const taken = await roundTrip((w) => state.snapshot(w, noPause));
+    taken.r.blob(taken.body.docNumbers.values, 'i32')[0] = 1_000_000;
+    expect(() => IndexState.restore(index, taken.r, taken.body)).toThrow(SnapshotFormatError);
+  });
+
   it('keeps term frequencies in two bytes until one passes 65,535, then four, in memory and in snapshots', async () => {
     const index = new InvertedIndex();
     index.add({ f: ['a', 'a', 'b'] });

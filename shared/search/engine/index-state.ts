@@ -4,7 +4,7 @@ import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type InvertedIndexSnapshot, type UnitTerms } from '../rank/inverted-index.js';
 import { PageFrequencies, type PageFrequenciesSnapshot } from '../rank/page-frequencies.js';
-import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
+import { SnapshotFormatError, type SnapshotReader, type SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { own } from '../../records/own.js';
 import { present } from '../filter/leaf-matchers.js';
 import { grown } from '../grown.js';
@@ -55,7 +55,8 @@ export interface IndexStateSnapshot {
   docHasMetadata: number;
   docTokenOnly: number;
   docTextPresent: number;
-  docResident: (DocumentFields | null)[];
+  /** The stored filter fields of the documents that have any, by document number (most have none). */
+  docResident: [number, DocumentFields][];
 }
 
 export class IndexState {
@@ -132,7 +133,7 @@ export class IndexState {
       docHasMetadata: w.add(this.docHasMetadata.subarray(0, docs)),
       docTokenOnly: w.add(this.docTokenOnly.subarray(0, docs)),
       docTextPresent: w.add(this.docTextPresent.subarray(0, docs)),
-      docResident: this.docResident.map((f) => f ?? null),
+      docResident: this.docResident.flatMap((f, doc) => (f ? [[doc, f] as [number, DocumentFields]] : [])),
     };
   }
 
@@ -153,6 +154,8 @@ export class IndexState {
     // Removed documents' numbers keep '' (as setDocument leaves them).
     state.docUids = new Array<string>(s.docCount).fill('');
     state.docNumbers.forEach((doc, uid) => {
+      // Read before the file's checksum is known: a damaged number is an error, not a wild write.
+      if (!(doc >= 0 && doc < s.docCount)) throw new SnapshotFormatError('document number out of range');
       state.docUids[doc] = uid;
     });
     state.docFirstUnit = r.blob(s.docFirstUnit, 'i32');
@@ -160,7 +163,11 @@ export class IndexState {
     state.docHasMetadata = r.blob(s.docHasMetadata, 'u8');
     state.docTokenOnly = r.blob(s.docTokenOnly, 'i32');
     state.docTextPresent = r.blob(s.docTextPresent, 'i32');
-    state.docResident = s.docResident.map((f) => f ?? undefined);
+    state.docResident = new Array<DocumentFields | undefined>(s.docCount).fill(undefined);
+    for (const [doc, fields] of s.docResident) {
+      if (!(doc >= 0 && doc < s.docCount)) throw new SnapshotFormatError('document number out of range');
+      state.docResident[doc] = fields;
+    }
     return state;
   }
 

@@ -62,10 +62,11 @@ export class ContentSearch {
   }
 
   /** Searches a few queries of the index's own words over it (ContentEngine.onGrown), every text field at boost 1. */
-  async warm(state: IndexState): Promise<void> {
+  async warm(state: IndexState, pause: () => Promise<void>): Promise<void> {
     const boosting = textFieldNames(state.index.fields).map((f) => `${f}^1`).join(' ');
     if (!boosting) return;
     for (const query of await this.engine.sampleQueries(state, WARM_QUERIES)) {
+      await pause();
       await this.rank(state, { index_uid: state.index.uid, query, boosting, filter: '', fields: [], limit: 10, tie: 0 }, this.engine.budget());
     }
   }

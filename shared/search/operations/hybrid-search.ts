@@ -157,9 +157,10 @@ export class HybridSearch {
    * background when an index has grown (ContentEngine.onGrown), so a visitor's first search does not
    * pay for compiling the ranking code or touching cold vector lists (60-80 ms at 100,000 documents).
    */
-  async warm(state: IndexState): Promise<void> {
+  async warm(state: IndexState, pause: () => Promise<void>): Promise<void> {
     const target = [{ index: state.index, state }];
     for (const query of await this.engine.sampleQueries(state, WARM_QUERIES)) {
+      await pause();
       await this.safelyAsync('keyword', () => this.keywordLeg(target, query, this.engine.budget()));
       await this.vectorLeg(target, query);
     }

@@ -1,5 +1,5 @@
 import { VectorSet, type VectorSetSnapshot } from './vector-set.js';
-import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
+import { SnapshotFormatError, type SnapshotReader, type SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { grown } from '../grown.js';
 import { UidMap, type UidMapSnapshot } from '../uid-map.js';
 import type { DocumentRef } from '../../storage/ports/document-store.js';
@@ -9,7 +9,8 @@ type Fields = Record<string, FilterValue | FilterValue[]>;
 
 /** One index's points as a snapshot stores them (numbers name blobs). */
 export interface IndexVectorsSnapshot {
-  uids: string[];
+  /** Slots held (free ones included); a slot's document is the one whose chain holds it. */
+  slots: number;
   versions: number;
   ords: number;
   nextSlot: number;
@@ -152,19 +153,29 @@ class IndexVectors {
     if (!set) return null;
     const slots = this.uidOf.length;
     return {
-      uids: [...this.uidOf], versions: w.add(this.versionOf.slice(0, slots)), ords: w.add(this.ordOf.slice(0, slots)), nextSlot: w.add(this.nextSlot.slice(0, slots)),
+      slots, versions: w.add(this.versionOf.slice(0, slots)), ords: w.add(this.ordOf.slice(0, slots)), nextSlot: w.add(this.nextSlot.slice(0, slots)),
       free: [...this.free], docs: this.docs.snapshot(w), fields: [...this.fieldsOf], set,
     };
   }
 
   static restore(r: SnapshotReader, s: IndexVectorsSnapshot): IndexVectors {
     const ix = new IndexVectors();
-    ix.uidOf = s.uids;
     ix.versionOf = r.blob(s.versions, 'f64');
     ix.ordOf = r.blob(s.ords, 'i32');
     ix.nextSlot = r.blob(s.nextSlot, 'i32');
     ix.free = s.free;
     ix.docs = UidMap.restore(r, s.docs);
+    // Each slot's uid from its document's chain, instead of a second copy of every uid in the header.
+    // The chains are read before the file's checksum is known (it is computed meanwhile): a damaged one
+    // must end in an error, not in a loop or a wild write.
+    ix.uidOf = new Array<string>(s.slots).fill('');
+    let steps = 0;
+    ix.docs.forEach((head, uid) => {
+      for (let slot = head; slot !== -1; slot = ix.nextSlot[slot]) {
+        if (slot < 0 || slot >= s.slots || ++steps > s.slots) throw new SnapshotFormatError('vector slots out of order');
+        ix.uidOf[slot] = uid;
+      }
+    });
     for (const [slot, fields] of s.fields) {
       ix.fieldsOf.set(slot, fields);
       ix.postings.add(slot, fields);
