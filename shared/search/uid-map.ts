@@ -112,10 +112,6 @@ export class UidMap {
     for (const key of this.keys) if (key !== null) yield key;
   }
 
-  *valuesInOrder(): IterableIterator<number> {
-    for (let e = 0; e < this.keys.length; e++) if (this.keys[e] !== null) yield this.values[e];
-  }
-
   /** The map as it is now; values and table change in place later, so they are copied. */
   snapshot(w: SnapshotWriter): UidMapSnapshot {
     return {

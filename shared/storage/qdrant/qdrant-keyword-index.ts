@@ -77,9 +77,10 @@ export class QdrantKeywordIndex implements KeywordIndex {
   private readonly prefix: string;
   private readonly meta = new Map<string, Promise<CollectionMeta>>();
   private readonly fieldIndexes = new Map<string, Promise<void>>();
-  private readonly listing = new VersionListing((index, request) =>
-    this.call('listing versions', this.collectionOf(index), () => this.client.scroll(this.collectionOf(index), request)),
-  );
+  private readonly listing = new VersionListing((index, request) => {
+    const collection = this.collectionOf(index);
+    return this.call('listing versions', collection, () => this.client.scroll(collection, request));
+  });
 
   constructor(private readonly options: QdrantKeywordIndexOptions) {
     this.prefix = options.collectionPrefix ?? 'quarry_kw_';
