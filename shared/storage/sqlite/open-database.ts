@@ -30,13 +30,34 @@ export function openDatabase(
   const db = new Database(path, { readonly: options.readonly ?? false });
   db.pragma('busy_timeout = 10000');
   if (!options.readonly) {
-    db.pragma('journal_mode = WAL');
+    enableWal(db);
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     migrate(db, MIGRATIONS[file]);
   }
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -65536');
   return db;
+}
+
+/**
+ * Switching to WAL needs an exclusive lock, and SQLite does not call the busy handler for it: when the API
+ * and the workers open a new data folder at the same moment, one of them gets SQLITE_BUSY at once. The mode
+ * is persistent, so a process that finds it set skips the switch; otherwise it retries for up to 10 s.
+ */
+function enableWal(db: Db): void {
+  const deadline = Date.now() + 10_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      if (db.pragma('journal_mode', { simple: true }) === 'wal') return;
+      // When the lock is taken SQLite may also answer with the mode it kept instead of an error.
+      if (db.pragma('journal_mode = WAL', { simple: true }) === 'wal') return;
+      if (Date.now() > deadline) throw new Error(`could not switch ${db.name} to WAL: the database stays locked`);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+    }
+    Atomics.wait(pause, 0, 0, 25);
+  }
 }
 
 /** Runs fn in an IMMEDIATE transaction so concurrent processes queue on the lock instead of deadlocking. */
