@@ -1,6 +1,6 @@
 // UidMap answers as a Map<string, number> does, through any mix of sets, deletes and snapshots.
 import { describe, expect, it } from 'vitest';
-import { SnapshotReader, SnapshotWriter } from '../../shared/search/snapshot/snapshot-codec.js';
+import { SnapshotFormatError, SnapshotReader, SnapshotWriter } from '../../shared/search/snapshot/snapshot-codec.js';
 import { UidMap } from '../../shared/search/uid-map.js';
 import { prng } from '../helpers/prng.js';
 
@@ -58,6 +58,31 @@ describe('UidMap', () => {
     expect(restored.size).toBe(4999);
     expect(restored.get('u4999')).toBe(4999);
     expect(restored.get('u3')).toBeUndefined();
+  });
+
+  it('keeps any uid exactly through a snapshot: Latin-1, other scripts, lone surrogates, the empty string', async () => {
+    for (const keys of [['a', 'é', '', 'zz'], ['a', '漢字', '\ud800x', '', 'é', '\udfff']]) {
+      const map = new UidMap();
+      keys.forEach((k, i) => map.set(k, i));
+      map.delete(keys[1]);
+      const restored = await roundTrip(map);
+      expect([...restored.entries()]).toEqual([...map.entries()]);
+      for (const k of keys) expect(restored.get(k)).toBe(map.get(k));
+    }
+  });
+
+  it('a damaged key table is a format error, not wrong keys', async () => {
+    const map = new UidMap();
+    for (let i = 0; i < 100; i++) map.set(`u${i}`, i);
+    const w = new SnapshotWriter();
+    const body = map.snapshot(w);
+    const bytes = Buffer.concat(await w.encode(1, body, noPause));
+    // The ends blob is the second added: make one end run past the text. The header's checksum still
+    // holds (only a blob changed), as when a start restores before the whole file's checksum is known.
+    const r = await SnapshotReader.open(bytes, 1, noPause, Promise.resolve(0));
+    const ends = r.blob(body.keys.ends, 'i32');
+    ends[50] = 1e6;
+    expect(() => UidMap.restore(r, r.body as typeof body)).toThrow(SnapshotFormatError);
   });
 
   it('two tables hash the same uids differently (seeded), so uids made to collide on one do not on the other', () => {

@@ -32,7 +32,7 @@ const FOLLOW_DEFER_MAX_MS = 10_000;
 export const WARM_QUERIES = 8;
 
 /** The layout of engine snapshots: raise it with any change to what a snapshot holds or means. */
-export const SNAPSHOT_FORMAT = 5;
+export const SNAPSHOT_FORMAT = 6;
 /** Below this many units an index is never loaded afresh just to drop dead units. */
 const COMPACT_MIN_UNITS = 1000;
 /** Shortest time between two snapshots of one index (a changed index is written again at most this often). */
