@@ -129,6 +129,31 @@ describe('DisMax over BM25', () => {
       expect(pruned.asked).toBeLessThan(full.asked * 0.4);
     });
 
+    it('walks even the first term\'s long lists only where a floor from the shortest list\'s units leaves a unit a chance', () => {
+      // Two common words, each in many long bodies and a few short titles: the top 10 hold both in the
+      // title. Before any floor the rarer word's body list (24,000 postings) was walked whole.
+      const big = new InvertedIndex();
+      const filler = (u: number, n: number) => Array.from({ length: n }, (_, i) => `f${(u + i) % 50}`);
+      for (let u = 0; u < 60_000; u++) {
+        const title = [...filler(u, 3), ...(u % 100 === 0 ? ['x'] : []), ...(u % 20 === 0 ? ['y'] : [])];
+        const body = [...filler(u, 80), ...(u % 5 < 2 ? ['x'] : []), ...(u % 5 < 4 ? ['y'] : [])];
+        big.add({ title, body });
+      }
+      const run = (topK?: number) => {
+        let asked = 0;
+        const allow = () => (asked++, true);
+        const { units, scores } = scoreDisMaxDense(big, ['x', 'y'], { fields: [{ field: 'title', boost: 1 }, { field: 'body', boost: 1 }], topK, allow });
+        const ids = topUnits(units, scores, 10);
+        return { ids, scores: ids.map((u) => scores[u]), asked };
+      };
+      const full = run();
+      const pruned = run(10);
+      expect(pruned.ids).toEqual(full.ids);
+      expect(pruned.ids.every((u) => u % 100 === 0)).toBe(true);
+      pruned.scores.forEach((s, i) => expect(s).toBeCloseTo(full.scores[i], 9));
+      expect(pruned.asked).toBeLessThan(full.asked * 0.1);
+    });
+
     it('looks the common terms up for the candidates only: the work does not grow with their posting lists', () => {
       const spent = (n: number) => {
         const big = new InvertedIndex();

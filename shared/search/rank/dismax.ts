@@ -70,8 +70,9 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   // Once pruning, only these units (ascending) can still reach the top k: the rest of the terms are
   // looked up for them in the posting lists instead of walking the lists.
   let candidates: Int32Array | null = null;
-  // The k-th best score so far once k units have matched (0 before): a floor for the final k-th best.
-  let kth = 0;
+  // A floor for the final k-th best score: from the seeds at first, then the k-th best so far once k
+  // units have matched, whichever is higher.
+  let kth = order ? seedFloor(index, order.terms, o.fields, tie, k1, b, o.topK!, o.allow) : 0;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
     sc.touchedCount = 0;
@@ -102,12 +103,14 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
       }
       if (possible) {
         // Block-max (Ding & Suel 2011): a block whose best possible posting (its highest frequency at its
-        // shortest length, with the other fields' bounds for this term), plus all the later terms can add,
-        // stays below the k-th best holds no new unit of the top k. Such a block is only searched for the
-        // units of `possible`; the others are walked. A unit left out of a skipped block keeps a score
-        // below its true one, and both below the k-th best: the top k and their scores stay exact.
+        // shortest length, with the bounds of this term's fields not yet scored), plus all the later terms
+        // can add, stays below the k-th best holds no new unit of the top k. Such a block is only searched
+        // for the units of `possible` and those this term's earlier fields found; the others are walked.
+        // A unit left out of a skipped block keeps a score below its true one, and both below the k-th
+        // best: the top k and their scores stay exact.
         const floor = kth - order!.remaining[j + 1];
-        const { max: otherMax, sum: otherSum } = otherFields(order!.fieldBounds[j], fi);
+        const { max: otherMax, sum: otherSum } = laterFields(order!.fieldBounds[j], fi);
+        const lookup = sc.touchedCount ? withTouched(possible, sc) : possible;
         const blocks = (length + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
         let pc = 0;
         for (let blk = 0; blk < blocks; blk++) {
@@ -119,12 +122,12 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           const top = bound > otherMax ? bound : otherMax;
           if (top + tie * (bound + otherSum - top) >= floor) {
             walk(sc, index, list, lengths, o.allow, start, end, weight, k1, b, avgdl);
-            while (pc < possible.length && possible[pc] <= last) pc++;
+            while (pc < lookup.length && lookup[pc] <= last) pc++;
             continue;
           }
           let at = start;
-          while (pc < possible.length && possible[pc] <= last) {
-            const u = possible[pc++];
+          while (pc < lookup.length && lookup[pc] <= last) {
+            const u = lookup[pc++];
             at = seek(postings, end, at, u);
             if (postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
             const f = freqs[at];
@@ -148,7 +151,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
     // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final
     // k-th best: a unit whose score plus all the remaining terms can add stays below it cannot make the top k.
     if (order && j + 1 < terms.length && matchedCount >= o.topK!) {
-      kth = scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]];
+      kth = Math.max(kth, scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]]);
       const remaining = order.remaining[j + 1];
       if (remaining < kth) candidates = stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates);
     }
@@ -182,6 +185,100 @@ function accumulate(sc: Scratch, u: number, s: number): void {
     sc.rest[u] += sc.best[u];
     sc.best[u] = s;
   } else sc.rest[u] += s;
+}
+
+/** Below this many postings in the first (rarest) term's lists a search walks them without seeding a floor first. */
+const SEED_MIN_POSTINGS = 4096;
+/** Seeds: at most this many postings of the shortest list. */
+const SEED_SHORTEST_MAX = 8192;
+
+/**
+ * A floor for the k-th best score of the whole query, before any list is walked: the units of the
+ * shortest list (of its best blocks when it is long) are scored in full over every term and field, and
+ * the k-th best of them is at most the final k-th best (0 when fewer than k were found). Without it the
+ * first term's list was walked whole before any bound applied: at a million sections the rarer of two
+ * common words still has 50,000-190,000 postings, and that walk was most of a search. With it the first
+ * term's blocks that cannot lift a unit to the floor are skipped like the later terms'.
+ */
+function seedFloor(
+  index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number, k: number,
+  allow: ((unit: number) => boolean) | undefined,
+): number {
+  const lists: { list: PostingList; lengths: Int32Array; weight: number; avgdl: number; term: number; field: number }[] = [];
+  let firstTerm = 0;
+  terms.forEach((term, j) => fields.forEach(({ field, boost }, fi) => {
+    const list = index.postings(field, term);
+    const lengths = index.fieldLengths(field);
+    if (!list || !lengths || list.df === 0 || boost <= 0) return;
+    const { docCount, sumLength } = index.fieldStats(field);
+    lists.push({ list, lengths, weight: boost * bm25Idf(docCount, list.df), avgdl: sumLength / docCount, term: j, field: fi });
+    if (j === 0) firstTerm += list.length;
+  }));
+  // A short first list is walked at once; the floor pays where it is long.
+  if (firstTerm < SEED_MIN_POSTINGS) return 0;
+  // Units matching several terms make the top k: the shortest list's units are the seeds (when it is
+  // long, those of its blocks with the highest bounds), so those of them that match the other terms too
+  // are found.
+  const { list, weight, avgdl } = lists.reduce((a, l) => (l.list.length < a.list.length ? l : a));
+  const blocks = (list.length + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+  let chosen = Array.from({ length: blocks }, (_, i) => i);
+  if (list.length > SEED_SHORTEST_MAX) {
+    const bounds = new Float64Array(blocks);
+    for (let blk = 0; blk < blocks; blk++) {
+      const f = list.blockMaxFreq[blk];
+      bounds[blk] = (weight * f) / (f + k1 * (1 - b + (b * list.blockMinLength[blk]) / avgdl));
+    }
+    chosen = topUnits(chosen, bounds, SEED_SHORTEST_MAX >> BLOCK_SHIFT).sort((x, y) => x - y);
+  }
+  // In block order: ascending, each once.
+  const sorted = new Int32Array(Math.min(list.length, chosen.length << BLOCK_SHIFT));
+  let n = 0;
+  for (const blk of chosen) {
+    for (let i = blk << BLOCK_SHIFT, end = Math.min(list.length, i + (1 << BLOCK_SHIFT)); i < end; i++) {
+      const u = list.units[i];
+      if (index.isAlive(u) && (!allow || allow(u))) sorted[n++] = u;
+    }
+  }
+  if (n < k) return 0;
+  // Each seed's full score, as the walk would sum it: per term its best field plus `tie` times the others.
+  const totals = new Float64Array(n);
+  const fieldScores = new Float64Array(fields.length);
+  const from = new Int32Array(lists.length);
+  for (let s = 0; s < n; s++) {
+    const u = sorted[s];
+    let total = 0;
+    for (let j = 0, l = 0; j < terms.length; j++) {
+      fieldScores.fill(0);
+      for (; l < lists.length && lists[l].term === j; l++) {
+        const { list, lengths, weight, avgdl, field } = lists[l];
+        const i = (from[l] = seek(list.units, list.length, from[l], u));
+        if (i >= list.length || list.units[i] !== u) continue;
+        const f = list.freqs[i];
+        fieldScores[field] = (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl));
+      }
+      let best = 0;
+      let sum = 0;
+      for (const x of fieldScores) {
+        sum += x;
+        if (x > best) best = x;
+      }
+      total += best + tie * (sum - best);
+    }
+    totals[s] = total;
+  }
+  // Summed in another order than the walk sums them: a hair lower, so a tie at the k-th best is never cut.
+  return totals[topUnits(Array.from(totals.keys()), totals, k)[k - 1]] * (1 - 1e-9);
+}
+
+/** `possible` and the units the current term has touched so far, ascending, each once. */
+function withTouched(possible: Int32Array, sc: Scratch): Int32Array {
+  const all = new Int32Array(possible.length + sc.touchedCount);
+  all.set(possible);
+  all.set(sc.touched.subarray(0, sc.touchedCount), possible.length);
+  all.sort();
+  let n = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i];
+  return all.subarray(0, n);
 }
 
 /** The units of `from` whose score reaches `floor`, ascending (`from` is sorted first when `unsorted`). */
@@ -233,12 +330,14 @@ interface ScoringOrder {
   fieldBounds: Float64Array[];
 }
 
-/** The largest and the sum of a term's field bounds but field `fi`'s. */
-function otherFields(bounds: Float64Array, fi: number): { max: number; sum: number } {
+/**
+ * The largest and the sum of a term's bounds in the fields after `fi`: a unit the earlier fields did not
+ * find has no score there (the units they found are looked up in every block, see withTouched).
+ */
+function laterFields(bounds: Float64Array, fi: number): { max: number; sum: number } {
   let max = 0;
   let sum = 0;
-  for (let f = 0; f < bounds.length; f++) {
-    if (f === fi) continue;
+  for (let f = fi + 1; f < bounds.length; f++) {
     sum += bounds[f];
     if (bounds[f] > max) max = bounds[f];
   }
