@@ -1,3 +1,4 @@
+import { dots } from './dots.js';
 import { topUnits } from '../rank/top-units.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
@@ -167,45 +168,20 @@ export class VectorSet {
 
   /**
    * Scores into the heap the vectors of `list` (row j of `data` is unit list[j]; a unit below 0 was
-   * moved away) or, when `list` is null, every unit (row u is unit u). Flat loops over locals, four
-   * vectors per pass so each query component is loaded once for four products: about twice as fast
-   * as one at a time, and this runs over thousands of vectors per query.
+   * moved away) or, when `list` is null, every unit (row u is unit u). The dot products come in one
+   * call for the whole run (dots.ts: the native addon when built), the heap takes what passes.
    */
   private scan(q: Float32Array, data: Float32Array, list: Int32Array | null, length: number, heap: TopK, allow?: (unit: number) => boolean) {
     const { present, dims } = this;
     const qd = Float64Array.from(q);
-    const batch = [0, 0, 0, 0];
-    const rows = [0, 0, 0, 0];
-    let n = 0;
-    for (let j = 0; j <= length; j++) {
-      if (j < length) {
-        const u = list ? list[j] : j;
-        if (u < 0 || !present[u] || (allow && !allow(u))) continue;
-        rows[n] = j;
-        batch[n++] = u;
-        if (n < 4) continue;
-      } else if (n === 0) break;
-      // A short last batch computes its first vector again in the empty lanes; only the n real ones count.
-      const b0 = rows[0] * dims;
-      const b1 = rows[n > 1 ? 1 : 0] * dims;
-      const b2 = rows[n > 2 ? 2 : 0] * dims;
-      const b3 = rows[n > 3 ? 3 : 0] * dims;
-      let d0 = 0;
-      let d1 = 0;
-      let d2 = 0;
-      let d3 = 0;
-      for (let i = 0; i < dims; i++) {
-        const x = qd[i];
-        d0 += data[b0 + i] * x;
-        d1 += data[b1 + i] * x;
-        d2 += data[b2 + i] * x;
-        d3 += data[b3 + i] * x;
-      }
-      if (d0 >= heap.threshold) heap.push(batch[0], d0);
-      if (n > 1 && d1 >= heap.threshold) heap.push(batch[1], d1);
-      if (n > 2 && d2 >= heap.threshold) heap.push(batch[2], d2);
-      if (n > 3 && d3 >= heap.threshold) heap.push(batch[3], d3);
-      n = 0;
+    // Rows past the data have no vector (a set restored from a snapshot holds exactly its rows).
+    const rows = Math.min(length, Math.floor(data.length / dims));
+    const out = scoresFor(rows);
+    dots(qd, data, dims, rows, out);
+    for (let j = 0; j < rows; j++) {
+      const u = list ? list[j] : j;
+      if (u < 0 || !present[u] || (allow && !allow(u))) continue;
+      if (out[j] >= heap.threshold) heap.push(u, out[j]);
     }
   }
 
@@ -310,6 +286,14 @@ export class VectorSet {
     present.set(this.present);
     this.present = present;
   }
+}
+
+let scores = new Float64Array(1024);
+
+/** Reused room for one run's dot products (search is synchronous: one scan at a time). */
+function scoresFor(n: number): Float64Array {
+  if (scores.length < n) scores = new Float64Array(Math.max(n, scores.length * 2));
+  return scores;
 }
 
 function normalised(v: Float32Array): Float32Array {
@@ -429,14 +413,8 @@ class Ivf {
   probe(q: Float32Array, all = false): PostingVector[] {
     const k = this.lists.length;
     if (all) return this.lists;
-    const ids: number[] = [];
-    for (let c = 0; c < k; c++) {
-      let dot = 0;
-      const base = c * this.dims;
-      for (let i = 0; i < this.dims; i++) dot += this.centroids[base + i] * q[i];
-      this.centroidScores[c] = dot;
-      ids.push(c);
-    }
+    dots(Float64Array.from(q), this.centroids, this.dims, k, this.centroidScores);
+    const ids = Array.from({ length: k }, (_, c) => c);
     const n = Math.max(1, this.trainedOn);
     const wanted = Math.max(MIN_PROBED, PROBED_PER_ROOT * Math.sqrt(n));
     const probes = Math.min(k, Math.max(1, Math.ceil((k * wanted) / n)));

@@ -1,36 +1,14 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { loadAddon } from '../../native/load-addon.js';
 
 /** The addon `npm ci` builds from native/mmap (the package's install script); absent when it could not. */
 interface MmapAddon {
   mapPrivate(fd: number, length: number): ArrayBuffer;
 }
 
-const ADDON = join('native', 'mmap', 'build', 'Release', 'quarry_mmap.node');
-
-let addon: MmapAddon | null | undefined;
-
-/**
- * The memory-map addon, or null when it was not built (no compiler where `npm ci` ran): callers then
- * read files into memory. Looked for above this module, which runs from the source tree under tsx and
- * from dist/ once compiled.
- */
+/** The memory-map addon, or null when it was not built: callers then read files into memory. */
 export function mmapAddon(): MmapAddon | null {
-  if (addon !== undefined) return addon;
-  addon = null;
-  for (let dir = dirname(fileURLToPath(import.meta.url)), up = 0; up < 6; up++, dir = dirname(dir)) {
-    const path = join(dir, ADDON);
-    if (!existsSync(path)) continue;
-    try {
-      addon = createRequire(import.meta.url)(path) as MmapAddon;
-    } catch {
-      addon = null;
-    }
-    break;
-  }
-  return addon;
+  return loadAddon<MmapAddon>(join('native', 'mmap', 'build', 'Release', 'quarry_mmap.node'));
 }
 
 /**

@@ -1,0 +1,47 @@
+import { join } from 'node:path';
+import { loadAddon } from '../../native/load-addon.js';
+
+/** out[j] = q . data[j * dims .. (j + 1) * dims) for j < rows. */
+export type Dots = (q: Float64Array, data: Float32Array, dims: number, rows: number, out: Float64Array) => void;
+
+/**
+ * The JavaScript dot products: each product in double precision, summed in order, one sum per vector,
+ * four vectors per pass so each query component is loaded once for four products. native/dot does
+ * exactly this arithmetic, so both give the same scores to the last bit.
+ */
+export const dotsInJs: Dots = (q, data, dims, rows, out) => {
+  let j = 0;
+  for (; j + 4 <= rows; j += 4) {
+    const b0 = j * dims;
+    const b1 = b0 + dims;
+    const b2 = b1 + dims;
+    const b3 = b2 + dims;
+    let d0 = 0;
+    let d1 = 0;
+    let d2 = 0;
+    let d3 = 0;
+    for (let i = 0; i < dims; i++) {
+      const x = q[i];
+      d0 += data[b0 + i] * x;
+      d1 += data[b1 + i] * x;
+      d2 += data[b2 + i] * x;
+      d3 += data[b3 + i] * x;
+    }
+    out[j] = d0;
+    out[j + 1] = d1;
+    out[j + 2] = d2;
+    out[j + 3] = d3;
+  }
+  for (; j < rows; j++) {
+    const b0 = j * dims;
+    let d = 0;
+    for (let i = 0; i < dims; i++) d += data[b0 + i] * q[i];
+    out[j] = d;
+  }
+};
+
+/** The addon's dot products (C, several times faster on the vector leg's scans), or null when it was not built. */
+export const nativeDots: Dots | null = loadAddon<{ dots: Dots }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'))?.dots ?? null;
+
+/** The dot products the vector structures use: the addon's when built, else JavaScript's (same answers). */
+export const dots: Dots = nativeDots ?? dotsInJs;

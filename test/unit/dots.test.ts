@@ -1,0 +1,28 @@
+// The vector leg's dot products: the native addon (native/dot) and the JavaScript fallback agree to the last bit.
+import { describe, expect, it } from 'vitest';
+import { dotsInJs, nativeDots } from '../../shared/search/vectors/dots.js';
+import { prng } from '../helpers/prng.js';
+
+describe('dot products', () => {
+  it('the addon is built (npm ci builds it; without it vector scans are several times slower)', () => {
+    expect(nativeDots).not.toBeNull();
+  });
+
+  it('native and JavaScript give the same scores, bit for bit, for any dims and row count', () => {
+    const rand = prng(11);
+    for (const [dims, rows] of [[1, 1], [3, 5], [100, 127], [100, 128], [384, 9], [7, 0]]) {
+      const q = Float64Array.from({ length: dims }, () => Math.fround(rand() * 2 - 1));
+      const data = Float32Array.from({ length: dims * rows + 3 }, () => rand() * 2 - 1);
+      const a = new Float64Array(rows);
+      const b = new Float64Array(rows);
+      dotsInJs(q, data, dims, rows, a);
+      nativeDots!(q, data, dims, rows, b);
+      expect(Array.from(b)).toEqual(Array.from(a));
+    }
+  });
+
+  it('refuses arrays too short for the rows asked for instead of reading past them', () => {
+    expect(() => nativeDots!(new Float64Array(4), new Float32Array(7), 4, 2, new Float64Array(2))).toThrow(TypeError);
+    expect(() => nativeDots!(new Float64Array(4), new Float32Array(8), 4, 2, new Float64Array(1))).toThrow(TypeError);
+  });
+});
