@@ -5,7 +5,7 @@ WORKDIR /app
 # better-sqlite3 compiles from source where no prebuilt binary is reachable.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
-# npm ci's install script builds the memory-map addon for engine snapshots from native/mmap.
+# npm ci's install script builds the addons in native/: mmap/ (engine snapshots) and dot/ (vector scans).
 COPY native ./native
 RUN npm ci --omit=dev --no-audit --no-fund
 
