@@ -154,14 +154,15 @@ export class VectorSet {
   /** The k units most similar to `query`, best first, with their cosine similarity. */
   top(query: Float32Array, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
     if (this.count === 0 || query.length !== this.dims || k <= 0) return [];
-    const q = normalised(query);
+    // In double precision once: every dot product of the search reads it.
+    const qd = Float64Array.from(normalised(query));
     if (this.options.trainOnQuery ?? true) this.prepare();
     const heap = new TopK(k);
     if (this.ivf) {
       // Shrunk below the ANN size since training: every list, which is an exact scan.
-      for (const list of this.ivf.probe(q, this.count < ANN_MIN_VECTORS)) this.scan(q, list.vectors, list.units, list.length, heap, allow);
+      for (const list of this.ivf.probe(qd, this.count < ANN_MIN_VECTORS)) this.scan(qd, list.vectors, list.units, list.length, heap, allow);
     } else {
-      this.scan(q, this.data, null, this.present.length, heap, allow);
+      this.scan(qd, this.data, null, this.present.length, heap, allow);
     }
     return heap.sorted();
   }
@@ -171,17 +172,18 @@ export class VectorSet {
    * moved away) or, when `list` is null, every unit (row u is unit u). The dot products come in one
    * call for the whole run (dots.ts: the native addon when built), the heap takes what passes.
    */
-  private scan(q: Float32Array, data: Float32Array, list: Int32Array | null, length: number, heap: TopK, allow?: (unit: number) => boolean) {
+  private scan(qd: Float64Array, data: Float32Array, list: Int32Array | null, length: number, heap: TopK, allow?: (unit: number) => boolean) {
     const { present, dims } = this;
-    const qd = Float64Array.from(q);
     // Rows past the data have no vector (a set restored from a snapshot holds exactly its rows).
     const rows = Math.min(length, Math.floor(data.length / dims));
     const out = scoresFor(rows);
     dots(qd, data, dims, rows, out);
     for (let j = 0; j < rows; j++) {
+      // The score first: most rows fall below the heap's threshold, and present[] is a cache miss per row.
+      if (!(out[j] >= heap.threshold)) continue;
       const u = list ? list[j] : j;
       if (u < 0 || !present[u] || (allow && !allow(u))) continue;
-      if (out[j] >= heap.threshold) heap.push(u, out[j]);
+      heap.push(u, out[j]);
     }
   }
 
@@ -410,10 +412,10 @@ class Ivf {
    * The lists of the centroids nearest to q (every list when `all`): enough of them for MIN_PROBED
    * vectors, or PROBED_PER_ROOT times the root of the set when that is more.
    */
-  probe(q: Float32Array, all = false): PostingVector[] {
+  probe(q: Float64Array, all = false): PostingVector[] {
     const k = this.lists.length;
     if (all) return this.lists;
-    dots(Float64Array.from(q), this.centroids, this.dims, k, this.centroidScores);
+    dots(q, this.centroids, this.dims, k, this.centroidScores);
     const ids = Array.from({ length: k }, (_, c) => c);
     const n = Math.max(1, this.trainedOn);
     const wanted = Math.max(MIN_PROBED, PROBED_PER_ROOT * Math.sqrt(n));
