@@ -95,9 +95,10 @@ export class IndexState {
   /**
    * Per filter string, each unit's verdict (0 not yet known, 1 passes, -1 fails), filled lazily by
    * queries, like Solr's filterCache: apps send the same few filters again and again. Any change to
-   * the index empties it.
+   * the index empties it. With each, the posting lists (field and term) whose units all have a
+   * verdict: a query over those judges nothing, instead of walking them to find units without one.
    */
-  private readonly filterCache = new Map<string, Int8Array>();
+  private readonly filterCache = new Map<string, FilterVerdicts>();
 
   constructor(readonly index: IndexRecord) {
     this.analyzer = createAnalyzer(index.languageCode);
@@ -358,13 +359,13 @@ export class IndexState {
     return out;
   }
 
-  /** The verdict array for a filter, shared across queries (or a fresh one when `key` is null). */
-  filterVerdicts(key: string | null): Int8Array {
-    if (key === null) return new Int8Array(this.inverted.unitCount);
+  /** The verdicts for a filter, shared across queries (or fresh ones when `key` is null). */
+  filterVerdicts(key: string | null): FilterVerdicts {
+    if (key === null) return { verdicts: new Int8Array(this.inverted.unitCount), judgedLists: new Set() };
     let v = this.filterCache.get(key);
     if (!v) {
       if (this.filterCache.size >= 64) this.filterCache.delete(this.filterCache.keys().next().value!);
-      this.filterCache.set(key, (v = new Int8Array(this.inverted.unitCount)));
+      this.filterCache.set(key, (v = { verdicts: new Int8Array(this.inverted.unitCount), judgedLists: new Set() }));
     }
     return v;
   }
@@ -383,4 +384,10 @@ export class IndexState {
     const v = this.fieldValue(uid, field);
     return (Array.isArray(v) ? v : [v]).filter((t): t is string => typeof t === 'string').flatMap((t) => this.analyzer.analyze(t));
   }
+}
+
+/** A filter's verdict per unit (0 not yet known, 1 passes, -1 fails), and the lists ("field\0term") whose units all have one. */
+export interface FilterVerdicts {
+  verdicts: Int8Array;
+  judgedLists: Set<string>;
 }

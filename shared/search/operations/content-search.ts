@@ -81,7 +81,7 @@ export class ContentSearch {
     // Filters with NOW change meaning over time: only the others are cached across queries.
     // Without a filter or phrase every unit is allowed: no verdicts at all (an array the size of the index per query otherwise).
     const restricted = filter !== null || phrases.length > 0;
-    const verdicts = restricted ? state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null) : new Int8Array(0);
+    const { verdicts, judgedLists } = restricted ? state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null) : { verdicts: new Int8Array(0), judgedLists: null };
     const phraseVerdicts = new Int8Array(phrases.length ? state.inverted.unitCount : 0);
     const judge = (u: number) => {
       if (verdicts[u] === 0) verdicts[u] = filterOk(state.uidOf(u)) ? 1 : -1;
@@ -93,7 +93,12 @@ export class ContentSearch {
     // and is left out: it arrived after this search began.
     if (restricted) {
       if (terms.length === 0) await budget.forEach(this.firstUnits(state), judge);
-      else await budget.forEachIn(this.postingLists(state, terms, fields), judge);
+      else {
+        // Lists an earlier query with this filter judged whole are skipped (phrases are judged per query).
+        const lists = this.postingLists(state, terms, fields).filter((l) => phrases.length > 0 || !judgedLists!.has(l.key));
+        await budget.forEachIn(lists, judge);
+        if (phrases.length === 0) for (const l of lists) judgedLists!.add(l.key);
+      }
     }
     const allow = (u: number) => verdicts[u] === 1 && (phrases.length === 0 || phraseVerdicts[u] === 1);
 
@@ -147,12 +152,12 @@ export class ContentSearch {
   }
 
   /** The posting lists of the query's terms in the boosted fields: the units a search with terms must judge. */
-  private postingLists(state: IndexState, terms: string[], fields: FieldBoost[]): { values: Int32Array; length: number }[] {
-    const lists: { values: Int32Array; length: number }[] = [];
+  private postingLists(state: IndexState, terms: string[], fields: FieldBoost[]): { values: Int32Array; length: number; key: string }[] {
+    const lists: { values: Int32Array; length: number; key: string }[] = [];
     for (const term of new Set(terms)) {
-      for (const { field } of fields) {
+      for (const field of new Set(fields.map((f) => f.field))) {
         const list = state.inverted.postings(field, term);
-        if (list) lists.push({ values: list.units, length: list.length });
+        if (list) lists.push({ values: list.units, length: list.length, key: `${field}\u0000${term}` });
       }
     }
     return lists;
