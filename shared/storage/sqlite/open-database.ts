@@ -10,6 +10,8 @@ export type Db = Database.Database;
  * and vector index (workers write). events.db: usage events and what is learnt from them (the API writes).
  */
 export const DB_FILES = { documents: 'quarry.db', search: 'search.db', events: 'events.db' } as const;
+/** Most of search.db that is memory-mapped for reads (SQLite maps no more than the file's size). */
+const SEARCH_MMAP_BYTES = 2 ** 36;
 const MIGRATIONS = { documents: DOCUMENT_MIGRATIONS, search: SEARCH_MIGRATIONS, events: EVENT_MIGRATIONS };
 
 /**
@@ -36,6 +38,10 @@ export function openDatabase(
   }
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -65536');
+  // Every search reads its results' sections from search.db, at random: through a memory map those reads
+  // are the page cache's bytes, not a read(2) and a copy per page (half a millisecond of a 100k-document
+  // content search went to ten such rows). Writes still go through the file.
+  if (file === 'search') db.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`);
   return db;
 }
 
