@@ -12,8 +12,9 @@ export interface UidMapSnapshot {
   /**
    * The entries' keys, concatenated into one blob (Latin-1 bytes when every code unit fits, else UTF-16
    * code units as bytes), with each entry's end (in code units) and the entries deleted since the table
-   * was rebuilt. A million uids as a JSON array took 0.5 s to parse at every start; cut out of one decoded
-   * string they take a tenth of that.
+   * was rebuilt. As JSON arrays in the header, the uids of a million sections were most of the header's
+   * 1.16 s parse at every start; cut at known ends out of one decoded string they skip the JSON parser
+   * (loading that index took 3.82 s before, 3.01 s after).
    */
   keys: { text: number; utf16: boolean; ends: number; deleted: number[] };
   values: number;

@@ -19,6 +19,10 @@ import { topUnits } from '../rank/top-units.js';
 import { own } from '../../records/own.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
 
+/** An unrestricted search's verdicts: never read or written (no filter, no phrase: every unit is allowed). */
+const NO_VERDICTS = new Int8Array(0);
+const NO_LISTS = new Set<string>();
+
 /** One content search (POST /v1/content/search, API.md section C), as its route validated it. */
 export interface ContentSearchRequest {
   index_uid: string;
@@ -81,7 +85,7 @@ export class ContentSearch {
     // Filters with NOW change meaning over time: only the others are cached across queries.
     // Without a filter or phrase every unit is allowed: no verdicts at all (an array the size of the index per query otherwise).
     const restricted = filter !== null || phrases.length > 0;
-    const { verdicts, judgedLists } = restricted ? state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null) : { verdicts: new Int8Array(0), judgedLists: null };
+    const { verdicts, judgedLists } = restricted ? state.filterVerdicts(filter && !req.filter.includes('NOW') ? req.filter : null) : { verdicts: NO_VERDICTS, judgedLists: NO_LISTS };
     const phraseVerdicts = new Int8Array(phrases.length ? state.inverted.unitCount : 0);
     const judge = (u: number) => {
       if (verdicts[u] === 0) verdicts[u] = filterOk(state.uidOf(u)) ? 1 : -1;
@@ -95,9 +99,9 @@ export class ContentSearch {
       if (terms.length === 0) await budget.forEach(this.firstUnits(state), judge);
       else {
         // Lists an earlier query with this filter judged whole are skipped (phrases are judged per query).
-        const lists = this.postingLists(state, terms, fields).filter((l) => phrases.length > 0 || !judgedLists!.has(l.key));
+        const lists = this.postingLists(state, terms, fields).filter((l) => phrases.length > 0 || !judgedLists.has(l.key));
         await budget.forEachIn(lists, judge);
-        if (phrases.length === 0) for (const l of lists) judgedLists!.add(l.key);
+        if (phrases.length === 0) for (const l of lists) judgedLists.add(l.key);
       }
     }
     const allow = (u: number) => verdicts[u] === 1 && (phrases.length === 0 || phraseVerdicts[u] === 1);

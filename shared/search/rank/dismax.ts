@@ -97,7 +97,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           at = seek(postings, length, at, u);
           if (at >= length || postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
           const f = freqs[at];
-          accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+          accumulate(sc, u, bm25(weight, f, lengths[u], k1, b, avgdl));
         }
         continue;
       }
@@ -118,7 +118,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           const end = Math.min(length, start + (1 << BLOCK_SHIFT));
           const last = postings[end - 1];
           const bf = list.blockMaxFreq[blk];
-          const bound = (weight * bf) / (bf + k1 * (1 - b + (b * list.blockMinLength[blk]) / avgdl));
+          const bound = bm25(weight, bf, list.blockMinLength[blk], k1, b, avgdl);
           const top = bound > otherMax ? bound : otherMax;
           if (top + tie * (bound + otherSum - top) >= floor) {
             walk(sc, index, list, lengths, o.allow, start, end, weight, k1, b, avgdl);
@@ -131,7 +131,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
             at = seek(postings, end, at, u);
             if (postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
             const f = freqs[at];
-            accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+            accumulate(sc, u, bm25(weight, f, lengths[u], k1, b, avgdl));
           }
         }
         continue;
@@ -170,7 +170,7 @@ function walk(
     const u = postings[i];
     if (!index.isAlive(u) || (allow && !allow(u))) continue;
     const f = freqs[i];
-    accumulate(sc, u, (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl)));
+    accumulate(sc, u, bm25(weight, f, lengths[u], k1, b, avgdl));
   }
 }
 
@@ -225,8 +225,7 @@ function seedFloor(
   if (list.length > SEED_SHORTEST_MAX) {
     const bounds = new Float64Array(blocks);
     for (let blk = 0; blk < blocks; blk++) {
-      const f = list.blockMaxFreq[blk];
-      bounds[blk] = (weight * f) / (f + k1 * (1 - b + (b * list.blockMinLength[blk]) / avgdl));
+      bounds[blk] = bm25(weight, list.blockMaxFreq[blk], list.blockMinLength[blk], k1, b, avgdl);
     }
     chosen = topUnits(chosen, bounds, SEED_SHORTEST_MAX >> BLOCK_SHIFT).sort((x, y) => x - y);
   }
@@ -253,8 +252,7 @@ function seedFloor(
         const { list, lengths, weight, avgdl, field } = lists[l];
         const i = (from[l] = seek(list.units, list.length, from[l], u));
         if (i >= list.length || list.units[i] !== u) continue;
-        const f = list.freqs[i];
-        fieldScores[field] = (weight * f) / (f + k1 * (1 - b + (b * lengths[u]) / avgdl));
+        fieldScores[field] = bm25(weight, list.freqs[i], lengths[u], k1, b, avgdl);
       }
       let best = 0;
       let sum = 0;
@@ -342,6 +340,11 @@ function laterFields(bounds: Float64Array, fi: number): { max: number; sum: numb
     if (bounds[f] > max) max = bounds[f];
   }
   return { max, sum };
+}
+
+/** A posting's BM25 score in a field: `weight` (boost times idf) times the saturated, length-normalised frequency. */
+function bm25(weight: number, f: number, length: number, k1: number, b: number, avgdl: number): number {
+  return (weight * f) / (f + k1 * (1 - b + (b * length) / avgdl));
 }
 
 /** Lucene's BM25 idf: ln(1 + (N - df + 0.5) / (df + 0.5)). */
