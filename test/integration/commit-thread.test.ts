@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_FILES } from '../../shared/storage/sqlite/open-database.js';
 import { startTestService, waitFor, type TestService } from '../helpers/test-service.js';
 
 /**
@@ -92,4 +95,31 @@ describe('the commit thread dies (out of memory on a large group of writes)', ()
     expect(settled).toBeTruthy();
     for (const uid of accepted) expect(await svc.keywordUids('docs', `${uid}tok`, ['title', 'content'])).toContain(uid);
   }, 240_000);
+});
+
+describe('another process holds the write lock', () => {
+  it('waits for it (the thread polls instead of SQLite busy handler) and answers 204 once it is free; the write is stored', async () => {
+    // Another writer of the data folder (a worker's claim, the other API process's commit) holding the lock
+    // longer than usual: the commit thread's connection has no busy timeout of its own, so only its retry
+    // loop keeps this write from failing with SQLITE_BUSY.
+    const other = new Database(join(svc.dataDir, DB_FILES.documents));
+    other.exec('BEGIN IMMEDIATE');
+    let released = false;
+    const release = new Promise<void>((r) => setTimeout(() => {
+      other.exec('COMMIT');
+      released = true;
+      r();
+    }, 1500));
+    try {
+      const r = await small('locked1');
+      expect(r.status, JSON.stringify(r.body)).toBe(204);
+      expect(released).toBe(true);
+    } finally {
+      await release;
+      other.close();
+    }
+    const settled = await waitFor(async () => ((await svc.call('GET', '/v2/indexes/docs/status')).body.pending === 0 ? true : null), 60_000, 200);
+    expect(settled).toBe(true);
+    expect(await svc.keywordUids('docs', 'locked1tok', ['title', 'content'])).toContain('locked1');
+  }, 120_000);
 });
