@@ -41,6 +41,7 @@ export function resultsTable({ accept, batch, paced }: Results, idleCpu: Record<
     ['accept path alone: then indexed / failed', `${accept.alone.indexedAfter} / ${accept.alone.failedAfter}`, `all accepted (warm-up included) / 0`],
     ['step 3 backlog drained', `${accept.drain.status.indexed} indexed, ${accept.drain.status.failed} failed, ${accept.drain.secondsAfterLoad} s after the load ended`, ''],
     ['GET /status on the step 3 index (median / max of 5)', `${accept.statusCall.medianMs} ms / ${accept.statusCall.maxMs} ms for ${accept.statusCall.documents} documents`, ''],
+    ['batch: service idle (earlier steps absorbed) after', `${batch.settledAfterS} s`, ''],
     [`batch push of ${batch.documents} docs (${batch.batches} batches)`, `${batch.pushSeconds} s (${batch.pushDocsPerSecond} docs/s accepted)`, ''],
     ['batch: first request -> all indexed', `${batch.indexedSeconds} s`, ''],
     ['batch: documents indexed per second', String(batch.indexedDocsPerSecond), `>= ${BUDGETS.batchDocsPerSecond} (${verdict(batch.indexedDocsPerSecond >= BUDGETS.batchDocsPerSecond)})`],
