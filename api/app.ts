@@ -1,3 +1,4 @@
+import { collectAndReleaseMemory } from '../shared/native/mmap-addon.js';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -141,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs, log, config.search.engineMemoryBytes, {
     // The API processes of a data folder share its snapshot files: the first slot writes them.
     writesSnapshots: config.http.slot === null || config.http.slot === 0,
+    releaseFreeMemory: collectAndReleaseMemory,
   });
   app.locals.engine = engine;
   app.locals.holdsNoIndex = storage.keywords !== null && storage.vectors !== null;

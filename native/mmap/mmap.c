@@ -1,8 +1,11 @@
 /*
- * One function: a private, copy-on-write memory map of an open file as an ArrayBuffer.
+ * Two functions. mapPrivate: a private, copy-on-write memory map of an open file as an ArrayBuffer.
  * Node has no mmap of its own. Engine snapshots are read through it so a start touches only the
  * pages a search needs (the kernel's page cache holds the rest), instead of copying gigabytes into
  * fresh memory first. Writes to the buffer stay in this process; the file is never changed.
+ * releaseFreeMemory: glibc's malloc_trim(0), which hands the free pages malloc keeps back to the kernel.
+ * Typed arrays live in malloc's memory; an index built from the store grows its arrays by copying, and
+ * glibc keeps the freed copies (RSS that nothing uses) until told to give them back.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,6 +14,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <node_api.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 typedef struct {
   void *addr;
@@ -71,10 +77,23 @@ static napi_value map_private(napi_env env, napi_callback_info info) {
   return buffer;
 }
 
+/* True when memory was handed back; false where there is no malloc_trim (not glibc) or nothing to give. */
+static napi_value release_free_memory(napi_env env, napi_callback_info info) {
+  int released = 0;
+#ifdef __GLIBC__
+  released = malloc_trim(0);
+#endif
+  napi_value result;
+  napi_get_boolean(env, released != 0, &result);
+  return result;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   napi_create_function(env, "mapPrivate", NAPI_AUTO_LENGTH, map_private, NULL, &fn);
   napi_set_named_property(env, exports, "mapPrivate", fn);
+  napi_create_function(env, "releaseFreeMemory", NAPI_AUTO_LENGTH, release_free_memory, NULL, &fn);
+  napi_set_named_property(env, exports, "releaseFreeMemory", fn);
   return exports;
 }
 

@@ -51,6 +51,32 @@ export function sectionStoreContract(name: string, make: MakeStorage, features: 
       expect(await s.sections.sections(index, ['d'])).toMatchObject([{ vector: null, vectorModel: null }]);
     });
 
+    it('reads an index in parts of whole documents, in the order of reading it at once, with or without vectors', async () => {
+      const uids = ['', 'a', 'B', 'b', 'é', 'z1', 'z10', 'z2', '日本', 'zz'];
+      await s.sections.publish(index, uids.map((u, i) => item(u, i + 1, i % 3 === 0 ? [`${u}0`, `${u}1`, `${u}2`] : [`${u}0`])), MODEL);
+      await s.sections.publish(index + 1, [item('other', 1)], MODEL);
+      await s.sections.publish(index, [item('z1', 99, null)], MODEL);
+      const whole = await s.sections.sections(index);
+      for (const size of [1, 3, 100]) {
+        const read: typeof whole = [];
+        let pages = 0;
+        for (let after: string | null = null; ;) {
+          const page = await s.sections.sectionsPage(index, after, size);
+          if (page.length === 0) break;
+          pages++;
+          expect(new Set(page.map((x) => x.uid)).size).toBeLessThanOrEqual(size);
+          read.push(...page);
+          after = page[page.length - 1].uid;
+        }
+        expect(read).toEqual(whole);
+        expect(pages).toBe(Math.ceil(9 / size));
+      }
+      const bare = await s.sections.sectionsPage(index, null, 2, { vectors: false });
+      expect(bare.map((x) => x.vector)).toEqual(bare.map(() => null));
+      expect(bare.length).toBe(whole.filter((x) => x.uid === whole[0].uid || x.uid === whole.find((y) => y.uid !== whole[0].uid)!.uid).length);
+      expect(await s.sections.sectionsPage(index + 2, null, 10)).toEqual([]);
+    });
+
     it('reads sections at positions, without vectors, leaving out positions it does not have', async () => {
       await s.sections.publish(index, [item('a', 1, ['a0', 'a1', 'a2']), item('b', 2, ['b0', 'b1']), item('c', 3)], MODEL);
       const at = await s.sections.sectionsAt(index, [{ uid: 'b', ord: 1 }, { uid: 'a', ord: 2 }, { uid: 'a', ord: 7 }, { uid: 'zz', ord: 0 }]);

@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileSnapshotStore } from '../../shared/storage/files/file-snapshot-store.js';
-import { mmapAddon } from '../../shared/storage/files/map-file.js';
+import { mmapAddon, releaseFreeMemory } from '../../shared/native/mmap-addon.js';
 import type { SnapshotStore } from '../../shared/storage/ports/snapshot-store.js';
 
 const files = (map: boolean) => () => {
@@ -20,6 +20,11 @@ const adapters: [string, () => { store: SnapshotStore; dir: string }][] = [
 
 it('the memory-map addon was built by npm ci (native/mmap): without it snapshots are read, slower', () => {
   expect(mmapAddon()).not.toBeNull();
+});
+
+it('the addon gives malloc\'s free pages back on request (releaseFreeMemory), answering whether it gave any', () => {
+  // The engine calls it after loading an index from the store; without the function that call would throw.
+  expect(typeof releaseFreeMemory()).toBe('boolean');
 });
 
 describe.each(adapters)('snapshot store: %s', (_name, make) => {

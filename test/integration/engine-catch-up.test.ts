@@ -105,6 +105,21 @@ describe('the content engine on the event loop', () => {
     }
   }, 180_000);
 
+  it('gives the memory it freed back after loading an index from the store, at most once per eight seconds', async () => {
+    let released = 0;
+    const engine = new ContentEngine({ ...svc.storage, snapshots: null }, null, undefined, null, null, { releaseFreeMemory: () => released++ });
+    const firstPass = new Promise<void>((resolve) => engine.startFollowing((err) => { throw err; }, 20, () => resolve()));
+    try {
+      await firstPass;
+      expect(released).toBe(1);
+      // Passes every 20 ms meanwhile: none of them releases again this soon.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(released).toBe(1);
+    } finally {
+      engine.stopFollowing();
+    }
+  }, 60_000);
+
   it('reads a result\'s section by its id, at its position once the document was published again, and none once it is gone', async () => {
     // An index of its own: the sections below change behind the pipeline's back.
     expect((await svc.call('POST', '/v1/admin/indexes', { uid: 'moved' })).status).toBe(201);

@@ -229,4 +229,38 @@ describe('engine snapshots', () => {
     expect(await answers(engine)).toEqual(reference);
     expect(lines).toContain('index loaded from its snapshot');
   }, 180_000);
+  it('a copy built from the store is replaced by the snapshot it writes (views of the file), answering the same before and after changes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-snapshots-'));
+    const { log: recording, lines } = recordingLog();
+    const replaced: string[] = [];
+    const log: EngineLog = {
+      info: (o, msg) => {
+        if (msg === 'index built from the store replaced by its snapshot') replaced.push((o as { index: string }).index);
+        recording.info(o, msg);
+      },
+      warn: recording.warn,
+    };
+    const engine = new ContentEngine(withSnapshots(dir), svc.embedder.id, undefined, log);
+    // The reference is built from the store as well and follows the same feed: the same order of units.
+    const built = new ContentEngine(withSnapshots(null), svc.embedder.id);
+    const reference = await answers(built);
+    engine.startFollowing((err) => { throw err; }, 20);
+    try {
+      expect(await waitFor(async () => replaced.includes('harbour'), 60_000)).toBe(true);
+      expect(lines).toContain('index snapshot written');
+      expect(await answers(engine)).toEqual(reference);
+      // Published after the replacement: the replaced copy follows the feed like any other.
+      await push(Array.from({ length: DOCS / 3 }, (_, i) => doc(i * 3 + 1, 5)));
+      expect((await svc.call('DELETE', '/v2/indexes/harbour/documents/d9')).status).toBeLessThan(300);
+      expect(await waitFor(async () => {
+        const s = (await svc.call('GET', '/v2/indexes/harbour/status')).body;
+        return s.pending === 0 && s.pending_deletes === 0;
+      }, 60_000)).toBe(true);
+      expect(await answers(engine)).toEqual(await answers(built));
+      // Replaced once: later snapshots of the replaced copy do not replace it again.
+      expect(replaced.filter((uid) => uid === 'harbour'), lines.join('\n')).toHaveLength(1);
+    } finally {
+      engine.stopFollowing();
+    }
+  }, 180_000);
 });

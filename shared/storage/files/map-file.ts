@@ -1,15 +1,4 @@
-import { join } from 'node:path';
-import { loadAddon } from '../../native/load-addon.js';
-
-/** The addon `npm ci` builds from native/mmap (the package's install script); absent when it could not. */
-interface MmapAddon {
-  mapPrivate(fd: number, length: number): ArrayBuffer;
-}
-
-/** The memory-map addon, or null when it was not built: callers then read files into memory. */
-export function mmapAddon(): MmapAddon | null {
-  return loadAddon<MmapAddon>(join('native', 'mmap', 'build', 'Release', 'quarry_mmap.node'));
-}
+import { mmapAddon } from '../../native/mmap-addon.js';
 
 /**
  * The whole of an open file as a private, copy-on-write memory map: nothing is read until a byte is

@@ -77,6 +77,12 @@ export interface SectionStore {
    */
   sections(indexId: number, uids?: string[], options?: { vectors?: boolean }): Promise<SectionView[]>;
   /**
+   * Live sections of the next `documents` documents whose uid sorts after `afterUid` (null: from the
+   * first), ordered by document uid and position: an index read in parts, so reading it whole never holds
+   * more than one part.
+   */
+  sectionsPage(indexId: number, afterUid: string | null, documents: number, options?: { vectors?: boolean }): Promise<SectionView[]>;
+  /**
    * The live sections at these positions (document and `ord`), without vectors, in any order; a
    * position the store no longer has is left out. What a search reads for the few results it returns,
    * in one round trip, instead of every section of each document.

@@ -151,6 +151,17 @@ export class PgSectionStore implements SectionStore {
     return rows.map((r) => ({ ...r, vector: r.vector ? fromBytes(r.vector) : null }));
   }
 
+  async sectionsPage(indexId: number, afterUid: string | null, documents: number, options: { vectors?: boolean } = {}): Promise<SectionView[]> {
+    const columns = options.vectors === false ? COLUMNS : `${COLUMNS}, s.vector`;
+    const { rows } = await this.pool.query<SectionRowView>(
+      `SELECT ${columns} FROM sections s WHERE s.index_id = $1 AND s.doc_uid IN
+         (SELECT DISTINCT doc_uid FROM sections WHERE index_id = $1 AND ($2::text IS NULL OR doc_uid > $2) ORDER BY doc_uid LIMIT $3)
+       ORDER BY s.doc_uid, s.ord`,
+      [indexId, afterUid, documents],
+    );
+    return rows.map((r) => ({ ...r, vector: r.vector ? fromBytes(r.vector) : null }));
+  }
+
   async sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]> {
     if (at.length === 0) return [];
     const { rows } = await this.pool.query<SectionRowView>(

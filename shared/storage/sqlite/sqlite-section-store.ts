@@ -54,6 +54,27 @@ export class SqliteSectionStore implements SectionStore {
       allSectionsBare: db.prepare<[number], SectionRowView>(
         `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
       ),
+      // The documents of a page by the (index_id, doc_uid) index, then their sections.
+      pageSections: db.prepare<[number, number, string, number], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid IN
+           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? AND doc_uid > ? ORDER BY doc_uid LIMIT ?)
+         ORDER BY doc_uid, ord`,
+      ),
+      pageSectionsBare: db.prepare<[number, number, string, number], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND doc_uid IN
+           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? AND doc_uid > ? ORDER BY doc_uid LIMIT ?)
+         ORDER BY doc_uid, ord`,
+      ),
+      firstPageSections: db.prepare<[number, number, number], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid IN
+           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? ORDER BY doc_uid LIMIT ?)
+         ORDER BY doc_uid, ord`,
+      ),
+      firstPageSectionsBare: db.prepare<[number, number, number], SectionRowView>(
+        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND doc_uid IN
+           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? ORDER BY doc_uid LIMIT ?)
+         ORDER BY doc_uid, ord`,
+      ),
       docSections: db.prepare<[number, string], SectionRowView>(
         `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
       ),
@@ -101,6 +122,14 @@ export class SqliteSectionStore implements SectionStore {
     const rows = uids
       ? uids.flatMap((u) => (withVectors ? this.q.docSections : this.q.docSectionsBare).all(indexId, u))
       : (withVectors ? this.q.allSections : this.q.allSectionsBare).all(indexId);
+    return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
+  }
+
+  async sectionsPage(indexId: number, afterUid: string | null, documents: number, options: { vectors?: boolean } = {}): Promise<SectionView[]> {
+    const withVectors = options.vectors !== false;
+    const rows = afterUid === null
+      ? (withVectors ? this.q.firstPageSections : this.q.firstPageSectionsBare).all(indexId, indexId, documents)
+      : (withVectors ? this.q.pageSections : this.q.pageSectionsBare).all(indexId, indexId, afterUid, documents);
     return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
   }
 
