@@ -458,10 +458,10 @@ export class ContentEngine {
     return (age >= SNAPSHOT_EVERY_MS && quietFor >= SNAPSHOT_QUIET_MS && !this.requestsBusy) || age >= SNAPSHOT_DEFER_MAX_MS;
   }
 
-  /** The index as its snapshot holds it, or null when there is none it can trust (then the store is replayed). */
   /**
-   * The index restored from its snapshot, and its in-memory vectors with it unless `withVectors` is false
-   * (a copy replacing one that holds the same vectors: see remapToSnapshot).
+   * The index as its snapshot holds it, or null when there is none it can trust (then the store is replayed);
+   * its in-memory vectors restored with it unless `withVectors` is false (a copy replacing one that holds the
+   * same vectors: see remapToSnapshot).
    */
   private async fromSnapshot(index: IndexRecord, withVectors = true): Promise<IndexState | null> {
     if (!this.snapshots) return null;
@@ -506,8 +506,8 @@ export class ContentEngine {
   /**
    * Replaces a copy built from the store by the snapshot it has just written. The built copy holds every
    * array in this process's memory, each posting list's own pair sized by doubling; the restored one holds
-   * views of the mapped file, resident only where searches read (bench:capacity at 100,000 sections: RSS
-   * 1,036 MB after a load from the store against 610 MB after a start from the snapshot). The restored copy
+   * views of the mapped file, resident only where searches read (bench:capacity at 100,000 sections, RSS after
+   * a load from the store: 1,036-1,117 MB before, 925 MB with this; 611 MB after a start from the snapshot). The restored copy
    * catches up with what was published since the snapshot before it is used; the in-memory vectors stay as
    * they are (catching up writes the same points again). Searches meanwhile read the built copy.
    */
@@ -544,8 +544,8 @@ export class ContentEngine {
     // Read the feed position first: anything published while loading is replayed afterwards.
     state.seq = await this.storage.sections.lastChange(indexId);
     await this.memory?.dropIndex(index.uid);
-    // In parts: a whole index's texts and vectors read at once were most of a large load's peak memory,
-    // and were kept by malloc as free pages after it (1M sections: peak 5.6 GB, 3.35 GB after).
+    // In parts: a whole index's texts and vectors read at once set a large load's peak memory
+    // (bench:capacity at 100,000 sections: peak RSS 1,332 MB read at once, 1,150 MB in parts).
     for (let after: string | null = null; ;) {
       const page = await this.storage.sections.sectionsPage(indexId, after, LOAD_PAGE_DOCUMENTS, { vectors: this.memory !== null });
       if (page.length === 0) break;
