@@ -66,6 +66,23 @@ function enableWal(db: Db): void {
   }
 }
 
+/**
+ * Runs fn with the connection's memory map off. A bulk read (an index loaded from the store) reads each page
+ * once; read through the map, every page of it would stay counted in this process's RSS as file-backed memory
+ * (bench:capacity, 1M sections loaded from the store: 2,798 MB file-backed, against 1,298 MB after a start from
+ * the snapshot). Searches, which read few pages again and again, keep the map.
+ */
+export function unmapped<T>(db: Db, fn: () => T): T {
+  const size = db.pragma('mmap_size', { simple: true }) as number;
+  if (size === 0) return fn();
+  db.pragma('mmap_size = 0');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`mmap_size = ${size}`);
+  }
+}
+
 const lockPause = new Int32Array(new SharedArrayBuffer(4));
 
 /**

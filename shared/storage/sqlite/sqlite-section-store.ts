@@ -1,5 +1,5 @@
 import type { ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView } from '../ports/section-store.js';
-import { immediate, type Db } from './open-database.js';
+import { immediate, unmapped, type Db } from './open-database.js';
 import type { Statement } from 'better-sqlite3';
 import { chunkBySections } from '../chunk-by-sections.js';
 
@@ -127,9 +127,9 @@ export class SqliteSectionStore implements SectionStore {
 
   async sectionsPage(indexId: number, afterUid: string | null, documents: number, options: { vectors?: boolean } = {}): Promise<SectionView[]> {
     const withVectors = options.vectors !== false;
-    const rows = afterUid === null
+    const rows = unmapped(this.db, () => (afterUid === null
       ? (withVectors ? this.q.firstPageSections : this.q.firstPageSectionsBare).all(indexId, indexId, documents)
-      : (withVectors ? this.q.pageSections : this.q.pageSectionsBare).all(indexId, indexId, afterUid, documents);
+      : (withVectors ? this.q.pageSections : this.q.pageSectionsBare).all(indexId, indexId, afterUid, documents)));
     return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
   }
 
