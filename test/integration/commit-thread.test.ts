@@ -98,10 +98,10 @@ describe('the commit thread dies (out of memory on a large group of writes)', ()
 });
 
 describe('another process holds the write lock', () => {
-  it('waits for it (polling, not SQLite busy handler) and answers 204 once it is free; the write is stored', async () => {
+  it('waits for it (the thread polls instead of SQLite busy handler) and answers 204 once it is free; the write is stored', async () => {
     // Another writer of the data folder (a worker's claim, the other API process's commit) holding the lock
-    // longer than usual: `immediate` turns SQLite's busy timeout off while it polls the lock, so only its
-    // polling keeps this write from failing with SQLITE_BUSY.
+    // longer than usual: the commit thread's connection has no busy timeout of its own, so only its retry
+    // loop keeps this write from failing with SQLITE_BUSY.
     const other = new Database(join(svc.dataDir, DB_FILES.documents));
     other.exec('BEGIN IMMEDIATE');
     let released = false;

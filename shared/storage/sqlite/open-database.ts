@@ -83,38 +83,9 @@ export function unmapped<T>(db: Db, fn: () => T): T {
   }
 }
 
-const lockPause = new Int32Array(new SharedArrayBuffer(4));
-
-/**
- * Runs fn in an IMMEDIATE transaction so concurrent processes queue on the lock instead of deadlocking.
- * While another process holds the lock (an API process's group commit, a worker's claim or publish), this
- * polls for it, every 50 µs at first and at most every 2 ms, for as long as the connection's busy timeout:
- * SQLite's own busy handler sleeps 1, 2, 5, 10, 15… ms between tries, so a writer kept waiting whole sleeps
- * after the lock was free, and every 204 waiting on a group commit with it (bench:push, accepted single
- * PUTs with the worker running: 0.28 -> 0.37 of the bare route). Only BEGIN is retried: fn has not run.
- */
+/** Runs fn in an IMMEDIATE transaction so concurrent processes queue on the lock instead of deadlocking. */
 export function immediate<T>(db: Db, fn: () => T): T {
-  let began = false;
-  const tx = db.transaction(() => {
-    began = true;
-    return fn();
-  });
-  const timeoutMs = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    const deadline = performance.now() + timeoutMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return tx.immediate();
-      } catch (error) {
-        const busy = (error as { code?: string }).code?.startsWith('SQLITE_BUSY');
-        if (began || !busy || performance.now() > deadline) throw error;
-        Atomics.wait(lockPause, 0, 0, Math.min(0.05 * attempt, 2));
-      }
-    }
-  } finally {
-    db.pragma(`busy_timeout = ${timeoutMs}`);
-  }
+  return db.transaction(fn).immediate();
 }
 
 /**
