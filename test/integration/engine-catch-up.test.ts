@@ -107,7 +107,7 @@ describe('the content engine on the event loop', () => {
 
   it('gives the memory it freed back after loading an index from the store, at most once per eight seconds', async () => {
     let released = 0;
-    const engine = new ContentEngine({ ...svc.storage, snapshots: null }, null, undefined, null, null, { releaseFreeMemory: () => released++ });
+    const engine = new ContentEngine({ ...svc.storage, snapshots: null }, null, undefined, null, null, { releaseFreeMemory: () => released++, largeIndexUnits: 0 });
     const firstPass = new Promise<void>((resolve) => engine.startFollowing((err) => { throw err; }, 20, () => resolve()));
     try {
       await firstPass;

@@ -240,7 +240,8 @@ describe('engine snapshots', () => {
       },
       warn: recording.warn,
     };
-    const engine = new ContentEngine(withSnapshots(dir), svc.embedder.id, undefined, log);
+    // Every copy counts as large here (by default only those of 20,000 units and more are replaced).
+    const engine = new ContentEngine(withSnapshots(dir), svc.embedder.id, undefined, log, null, { largeIndexUnits: 0 });
     // The reference is built from the store as well and follows the same feed: the same order of units.
     const built = new ContentEngine(withSnapshots(null), svc.embedder.id);
     const reference = await answers(built);

@@ -75,6 +75,8 @@ export interface EngineOptions {
    * or dropping one: what the old copy held is garbage then, but V8 would collect it late and malloc keep it.
    */
   releaseFreeMemory?: () => void;
+  /** Units from which a copy counts as large (RELEASE_MIN_UNITS by default; tests use small indexes). */
+  largeIndexUnits?: number;
 }
 
 /**
@@ -83,6 +85,13 @@ export interface EngineOptions {
  */
 const RELEASE_FOR_MS = 20_000;
 const RELEASE_EVERY_MS = 8_000;
+/**
+ * Units from which a copy built from the store is replaced by its snapshot, and memory is given back after it
+ * (or after a drop): below it the copy is small, and the replacement and the full collections cost more than
+ * they return (bench:quick's batch step, 3,000 documents into a new index: 2,048 / 1,953 -> 1,554 / 1,495
+ * documents/s with them done for every index).
+ */
+const RELEASE_MIN_UNITS = 20_000;
 
 /** Default time one search may take (QUARRY_SEARCH_TIMEOUT_MS). */
 export const SEARCH_TIMEOUT_MS = 5000;
@@ -118,6 +127,7 @@ export class ContentEngine {
   private readonly capturing = new WeakMap<IndexState, Promise<void>>();
   private readonly writesSnapshots: boolean;
   private readonly releaseFreeMemory: (() => void) | null;
+  private readonly largeIndexUnits: number;
   /** Until when warm passes end by releasing free memory (RELEASE_FOR_MS after a load from the store or a drop). */
   private releaseUntil = 0;
   private releasedAt = -Infinity;
@@ -145,6 +155,7 @@ export class ContentEngine {
   ) {
     this.writesSnapshots = options.writesSnapshots ?? true;
     this.releaseFreeMemory = options.releaseFreeMemory ?? null;
+    this.largeIndexUnits = options.largeIndexUnits ?? RELEASE_MIN_UNITS;
     const vectors = storage.searchVectors();
     this.vectors = vectors.index;
     this.memory = vectors.kind === 'followed' ? vectors.index : null;
@@ -353,7 +364,7 @@ export class ContentEngine {
     this.states.delete(id);
     this.followers.delete(state);
     await this.memory?.dropIndex(state.index.uid);
-    this.releaseUntil = performance.now() + RELEASE_FOR_MS;
+    if (state.unitCount >= this.largeIndexUnits) this.releaseUntil = performance.now() + RELEASE_FOR_MS;
   }
 
   /**
@@ -558,8 +569,10 @@ export class ContentEngine {
       await this.apply(state, byDoc);
       after = page[page.length - 1].uid;
     }
-    this.builtFromStore.add(state);
-    this.releaseUntil = performance.now() + RELEASE_FOR_MS;
+    if (state.unitCount >= this.largeIndexUnits) {
+      this.builtFromStore.add(state);
+      this.releaseUntil = performance.now() + RELEASE_FOR_MS;
+    }
     return this.install(indexId, state);
   }
 
