@@ -1,4 +1,3 @@
-import { collectAndReleaseMemory } from '../shared/native/mmap-addon.js';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -15,6 +14,7 @@ import { Authenticator } from '../shared/auth/api-keys.js';
 import { WebSessions } from '../shared/auth/web-sessions.js';
 import { newJobId } from '../shared/jobs/job-id.js';
 import { redisErrorLog } from '../shared/redis/connect-redis.js';
+import { collectAndReleaseMemory } from '../shared/native/mmap-addon.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey, requirePermission } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';

@@ -54,27 +54,11 @@ export class SqliteSectionStore implements SectionStore {
       allSectionsBare: db.prepare<[number], SectionRowView>(
         `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? ORDER BY doc_uid, ord`,
       ),
-      // The documents of a page by the (index_id, doc_uid) index, then their sections.
-      pageSections: db.prepare<[number, number, string, number], SectionRowView>(
-        `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid IN
-           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? AND doc_uid > ? ORDER BY doc_uid LIMIT ?)
-         ORDER BY doc_uid, ord`,
-      ),
-      pageSectionsBare: db.prepare<[number, number, string, number], SectionRowView>(
-        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND doc_uid IN
-           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? AND doc_uid > ? ORDER BY doc_uid LIMIT ?)
-         ORDER BY doc_uid, ord`,
-      ),
-      firstPageSections: db.prepare<[number, number, number], SectionRowView>(
-        `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid IN
-           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? ORDER BY doc_uid LIMIT ?)
-         ORDER BY doc_uid, ord`,
-      ),
-      firstPageSectionsBare: db.prepare<[number, number, number], SectionRowView>(
-        `SELECT ${SECTION_COLUMNS} FROM sections WHERE index_id = ? AND doc_uid IN
-           (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ? ORDER BY doc_uid LIMIT ?)
-         ORDER BY doc_uid, ord`,
-      ),
+      // The documents of a page by the (index_id, doc_uid) index, then their sections; the first page has no lower bound.
+      pageSections: db.prepare<[number, number, string, number], SectionRowView>(pageSql(true, true)),
+      pageSectionsBare: db.prepare<[number, number, string, number], SectionRowView>(pageSql(false, true)),
+      firstPageSections: db.prepare<[number, number, number], SectionRowView>(pageSql(true, false)),
+      firstPageSectionsBare: db.prepare<[number, number, number], SectionRowView>(pageSql(false, false)),
       docSections: db.prepare<[number, string], SectionRowView>(
         `SELECT ${SECTION_COLUMNS}, vector FROM sections WHERE index_id = ? AND doc_uid = ? ORDER BY ord`,
       ),
@@ -122,7 +106,7 @@ export class SqliteSectionStore implements SectionStore {
     const rows = uids
       ? uids.flatMap((u) => (withVectors ? this.q.docSections : this.q.docSectionsBare).all(indexId, u))
       : (withVectors ? this.q.allSections : this.q.allSectionsBare).all(indexId);
-    return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
+    return rows.map(toView);
   }
 
   async sectionsPage(indexId: number, afterUid: string | null, documents: number, options: { vectors?: boolean } = {}): Promise<SectionView[]> {
@@ -130,7 +114,7 @@ export class SqliteSectionStore implements SectionStore {
     const rows = unmapped(this.db, () => (afterUid === null
       ? (withVectors ? this.q.firstPageSections : this.q.firstPageSectionsBare).all(indexId, indexId, documents)
       : (withVectors ? this.q.pageSections : this.q.pageSectionsBare).all(indexId, indexId, afterUid, documents)));
-    return rows.map((r) => ({ ...r, vector: r.vector ? fromBlob(r.vector) : null }));
+    return rows.map(toView);
   }
 
   async sectionsAt(indexId: number, at: readonly SectionPosition[]): Promise<SectionView[]> {
@@ -206,3 +190,14 @@ type SectionRowView = Omit<SectionView, 'vector'> & { vector?: Buffer | null };
 
 const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 const fromBlob = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+/** A page of documents (after a uid, or from the first), with their sections' vectors or without. */
+function pageSql(vectors: boolean, after: boolean): string {
+  return `SELECT ${SECTION_COLUMNS}${vectors ? ', vector' : ''} FROM sections WHERE index_id = ? AND doc_uid IN
+    (SELECT DISTINCT doc_uid FROM sections WHERE index_id = ?${after ? ' AND doc_uid > ?' : ''} ORDER BY doc_uid LIMIT ?)
+    ORDER BY doc_uid, ord`;
+}
+
+function toView(r: SectionRowView): SectionView {
+  return { ...r, vector: r.vector ? fromBlob(r.vector) : null };
+}
