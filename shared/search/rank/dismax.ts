@@ -1,6 +1,8 @@
 import type { FieldBoost } from '../query/qf-parser.js';
 import { BLOCK_SHIFT, type InvertedIndex, type PostingList } from './inverted-index.js';
+import { LENGTH_OF_CODE } from './lucene-length.js';
 import { seek } from './seek.js';
+import { sortUnits } from './sort-units.js';
 import { topUnits } from './top-units.js';
 
 export interface Bm25Params {
@@ -50,7 +52,7 @@ export function scoreDisMax(index: InvertedIndex, terms: string[], o: DisMaxOpti
 }
 
 export interface DenseScores {
-  /** Units that matched, in first-match order (a view of reused memory: valid until the next call). */
+  /** Units that matched, term by term, each term's new ones ascending (a view of reused memory: valid until the next call). */
   units: Int32Array;
   /** Score by unit id (0 for units not in `units`). */
   scores: Float64Array;
@@ -64,8 +66,19 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   const { k1, b } = o.bm25 ?? LUCENE_BM25;
   const tie = o.tie ?? 0;
   const sc = scratchFor(index.unitCount);
-  const { scores, best, rest, seen, matched, units, touched } = sc;
+  const { scores, units } = sc;
+  // Without removed units every posting is live: the check (a read of an array the size of the index) is skipped.
+  const live = index.allAlive() ? null : index;
+  // Per field, BM25's length part by length code: one table lookup per posting instead of the division.
+  const fieldNorms = o.fields.map(({ field }) => {
+    const { docCount, sumLength } = index.fieldStats(field);
+    return lengthNorms(k1, b, sumLength / docCount);
+  });
   let matchedCount = 0;
+  // Terms that matched new units: while at most one has, `units` is ascending (each term's are, see foldTerm).
+  let termsAdding = 0;
+  // Where each field's entries for the current term begin in the scratch buffer (fieldStart[F]: the end).
+  const fieldStart = new Int32Array(o.fields.length + 1);
   const order = o.topK ? scoringOrder(index, terms, o.fields, tie, k1, b) : null;
   // Once pruning, only these units (ascending) can still reach the top k: the rest of the terms are
   // looked up for them in the posting lists instead of walking the lists.
@@ -75,19 +88,23 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   let kth = order ? seedFloor(index, order.terms, o.fields, tie, k1, b, o.topK!, o.allow) : 0;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
-    sc.touchedCount = 0;
+    sc.entries = 0;
     if (o.budget) o.budget.spend(candidates ? candidates.length * o.fields.length : o.fields.reduce((n, { field }) => n + (index.postings(field, term)?.length ?? 0), 0));
     // Walking this term's lists with a k-th best known: the units already matched that can still make
     // the top k (ascending), for the blocks the walk skips (block-max, below).
-    const possible = order && kth > 0 && !candidates ? stillPossible(units.subarray(0, matchedCount), scores, kth - order.remaining[j], true) : null;
+    const possible = order && kth > 0 && !candidates ? stillPossible(units.subarray(0, matchedCount), scores, kth - order.remaining[j], termsAdding > 1) : null;
     for (let fi = 0; fi < o.fields.length; fi++) {
+      fieldStart[fi] = sc.entries;
       const { field, boost } = o.fields[fi];
       const list = index.postings(field, term);
       const lengths = index.fieldLengths(field);
       if (!list || !lengths || list.df === 0 || boost === 0) continue;
+      // A field's entries are at most its postings.
+      sc.reserve(list.length);
       const { docCount, sumLength } = index.fieldStats(field);
       const weight = boost * bm25Idf(docCount, list.df);
       const avgdl = sumLength / docCount;
+      const norms = fieldNorms[fi];
       const { units: postings, freqs, length } = list;
       if (candidates) {
         // Each candidate found by galloping forward from the last one: candidates x log(list), not the list.
@@ -95,9 +112,9 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
         for (let c = 0; c < candidates.length && at < length; c++) {
           const u = candidates[c];
           at = seek(postings, length, at, u);
-          if (at >= length || postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+          if (at >= length || postings[at] !== u || (live && !live.isAlive(u)) || (o.allow && !o.allow(u))) continue;
           const f = freqs[at];
-          accumulate(sc, u, bm25(weight, f, lengths[u], k1, b, avgdl));
+          accumulate(sc, u, (weight * f) / (f + norms[lengths[u]]));
         }
         continue;
       }
@@ -110,7 +127,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
         // best: the top k and their scores stay exact.
         const floor = kth - order!.remaining[j + 1];
         const { max: otherMax, sum: otherSum } = laterFields(order!.fieldBounds[j], fi);
-        const lookup = sc.touchedCount ? withTouched(possible, sc) : possible;
+        const lookup = sc.entries ? withTouched(possible, sc.entryUnits.subarray(0, sc.entries)) : possible;
         const blocks = (length + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
         let pc = 0;
         for (let blk = 0; blk < blocks; blk++) {
@@ -121,7 +138,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           const bound = bm25(weight, bf, list.blockMinLength[blk], k1, b, avgdl);
           const top = bound > otherMax ? bound : otherMax;
           if (top + tie * (bound + otherSum - top) >= floor) {
-            walk(sc, index, list, lengths, o.allow, start, end, weight, k1, b, avgdl);
+            walk(sc, live, list, lengths, norms, o.allow, start, end, weight);
             while (pc < lookup.length && lookup[pc] <= last) pc++;
             continue;
           }
@@ -129,62 +146,105 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           while (pc < lookup.length && lookup[pc] <= last) {
             const u = lookup[pc++];
             at = seek(postings, end, at, u);
-            if (postings[at] !== u || !index.isAlive(u) || (o.allow && !o.allow(u))) continue;
+            if (postings[at] !== u || (live && !live.isAlive(u)) || (o.allow && !o.allow(u))) continue;
             const f = freqs[at];
-            accumulate(sc, u, bm25(weight, f, lengths[u], k1, b, avgdl));
+            accumulate(sc, u, (weight * f) / (f + norms[lengths[u]]));
           }
         }
         continue;
       }
-      walk(sc, index, list, lengths, o.allow, 0, length, weight, k1, b, avgdl);
+      walk(sc, live, list, lengths, norms, o.allow, 0, length, weight);
     }
-    for (let t = 0; t < sc.touchedCount; t++) {
-      const u = touched[t];
-      seen[u] = 0;
-      scores[u] += best[u] + tie * rest[u];
-      if (!matched[u]) {
-        matched[u] = 1;
-        units[matchedCount++] = u;
-      }
-    }
+    fieldStart[o.fields.length] = sc.entries;
+    const before = matchedCount;
+    matchedCount = foldTerm(sc, fieldStart, tie, matchedCount);
+    if (matchedCount > before) termsAdding++;
     sc.matchedCount = matchedCount; // kept current: a budget that throws leaves the next query what to reset
     // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final
     // k-th best: a unit whose score plus all the remaining terms can add stays below it cannot make the top k.
     if (order && j + 1 < terms.length && matchedCount >= o.topK!) {
       kth = Math.max(kth, scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]]);
       const remaining = order.remaining[j + 1];
-      if (remaining < kth) candidates = stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates);
+      if (remaining < kth) candidates = stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates && termsAdding > 1);
     }
   }
   sc.matchedCount = matchedCount;
   return { units: units.subarray(0, matchedCount), scores };
 }
 
-/** Scores postings start .. end of one field's list of a term (the live, allowed units). */
+/** Scores postings start .. end of one field's list of a term (the live, allowed units; `live` null: all are live). */
 function walk(
-  sc: Scratch, index: InvertedIndex, list: PostingList, lengths: Int32Array, allow: ((unit: number) => boolean) | undefined,
-  start: number, end: number, weight: number, k1: number, b: number, avgdl: number,
+  sc: Scratch, live: InvertedIndex | null, list: PostingList, lengths: Uint8Array, norms: Float64Array, allow: ((unit: number) => boolean) | undefined,
+  start: number, end: number, weight: number,
 ): void {
   const { units: postings, freqs } = list;
   for (let i = start; i < end; i++) {
     const u = postings[i];
-    if (!index.isAlive(u) || (allow && !allow(u))) continue;
+    if ((live && !live.isAlive(u)) || (allow && !allow(u))) continue;
     const f = freqs[i];
-    accumulate(sc, u, bm25(weight, f, lengths[u], k1, b, avgdl));
+    accumulate(sc, u, (weight * f) / (f + norms[lengths[u]]));
   }
 }
 
-/** A term's score `s` in one field for unit `u`: the best field so far is kept apart from the rest (DisMax's tie). */
+/** A term's score `s` in the current field for unit `u` (a field's units come ascending, each once). */
 function accumulate(sc: Scratch, u: number, s: number): void {
-  if (!sc.seen[u]) {
-    sc.seen[u] = 1;
-    sc.best[u] = s;
-    sc.rest[u] = 0;
-    sc.touched[sc.touchedCount++] = u;
-  } else if (s > sc.best[u]) {
-    sc.rest[u] += sc.best[u];
-    sc.best[u] = s;
-  } else sc.rest[u] += s;
+  sc.entryUnits[sc.entries] = u;
+  sc.entryScores[sc.entries++] = s;
+}
+
+/**
+ * Adds the current term's scores to the units' (DisMax: per unit the best field's score plus `tie` times
+ * the others', the fields taken in query order as the old per-unit sums took them, so the same bits),
+ * merging the fields' ascending runs of entries; units matched for the first time are appended to
+ * `units`, ascending. Returns the new match count. Merging runs read in order replaces a lookup per
+ * posting in arrays the size of the index: at a million sections those arrays outgrow the CPU's caches
+ * and each lookup was a trip to memory.
+ */
+function foldTerm(sc: Scratch, fieldStart: Int32Array, tie: number, matchedCount: number): number {
+  const { scores, units, entryUnits, entryScores } = sc;
+  const runs = fieldStart.length - 1;
+  let first = -1;
+  let nonEmpty = 0;
+  for (let f = 0; f < runs; f++) {
+    if (fieldStart[f + 1] > fieldStart[f]) {
+      nonEmpty++;
+      if (first < 0) first = f;
+    }
+  }
+  if (nonEmpty === 0) return matchedCount;
+  if (nonEmpty === 1) {
+    for (let e = fieldStart[first], end = fieldStart[first + 1]; e < end; e++) {
+      const u = entryUnits[e];
+      // Every contribution is > 0 (boost > 0, idf > 0, frequency >= 1): a score of 0 is a unit not matched yet.
+      const before = scores[u];
+      if (before === 0) units[matchedCount++] = u;
+      scores[u] = before + (entryScores[e] + tie * 0);
+    }
+    return matchedCount;
+  }
+  const at = fieldStart.slice(0, runs);
+  for (;;) {
+    let u = 0x7fffffff;
+    for (let f = 0; f < runs; f++) if (at[f] < fieldStart[f + 1] && entryUnits[at[f]] < u) u = entryUnits[at[f]];
+    if (u === 0x7fffffff) return matchedCount;
+    let best = 0;
+    let rest = 0;
+    let seen = false;
+    for (let f = 0; f < runs; f++) {
+      if (at[f] >= fieldStart[f + 1] || entryUnits[at[f]] !== u) continue;
+      const s = entryScores[at[f]++];
+      if (!seen) {
+        seen = true;
+        best = s;
+      } else if (s > best) {
+        rest += best;
+        best = s;
+      } else rest += s;
+    }
+    const before = scores[u];
+    if (before === 0) units[matchedCount++] = u;
+    scores[u] = before + (best + tie * rest);
+  }
 }
 
 /** Below this many postings in the first (rarest) term's lists a search walks them without seeding a floor first. */
@@ -204,14 +264,15 @@ function seedFloor(
   index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number, k: number,
   allow: ((unit: number) => boolean) | undefined,
 ): number {
-  const lists: { list: PostingList; lengths: Int32Array; weight: number; avgdl: number; term: number; field: number }[] = [];
+  const lists: { list: PostingList; lengths: Uint8Array; norms: Float64Array; weight: number; avgdl: number; term: number; field: number }[] = [];
   let firstTerm = 0;
   terms.forEach((term, j) => fields.forEach(({ field, boost }, fi) => {
     const list = index.postings(field, term);
     const lengths = index.fieldLengths(field);
     if (!list || !lengths || list.df === 0 || boost <= 0) return;
     const { docCount, sumLength } = index.fieldStats(field);
-    lists.push({ list, lengths, weight: boost * bm25Idf(docCount, list.df), avgdl: sumLength / docCount, term: j, field: fi });
+    const avgdl = sumLength / docCount;
+    lists.push({ list, lengths, norms: lengthNorms(k1, b, avgdl), weight: boost * bm25Idf(docCount, list.df), avgdl, term: j, field: fi });
     if (j === 0) firstTerm += list.length;
   }));
   // A short first list is walked at once; the floor pays where it is long.
@@ -249,10 +310,11 @@ function seedFloor(
     for (let j = 0, l = 0; j < terms.length; j++) {
       fieldScores.fill(0);
       for (; l < lists.length && lists[l].term === j; l++) {
-        const { list, lengths, weight, avgdl, field } = lists[l];
+        const { list, lengths, norms, weight, field } = lists[l];
         const i = (from[l] = seek(list.units, list.length, from[l], u));
         if (i >= list.length || list.units[i] !== u) continue;
-        fieldScores[field] = bm25(weight, list.freqs[i], lengths[u], k1, b, avgdl);
+        const f = list.freqs[i];
+        fieldScores[field] = (weight * f) / (f + norms[lengths[u]]);
       }
       let best = 0;
       let sum = 0;
@@ -268,12 +330,12 @@ function seedFloor(
   return totals[topUnits(Array.from(totals.keys()), totals, k)[k - 1]] * (1 - 1e-9);
 }
 
-/** `possible` and the units the current term has touched so far, ascending, each once. */
-function withTouched(possible: Int32Array, sc: Scratch): Int32Array {
-  const all = new Int32Array(possible.length + sc.touchedCount);
+/** `possible` and the units the current term's earlier fields scored (`touched`), ascending, each once. */
+function withTouched(possible: Int32Array, touched: Int32Array): Int32Array {
+  const all = new Int32Array(possible.length + touched.length);
   all.set(possible);
-  all.set(sc.touched.subarray(0, sc.touchedCount), possible.length);
-  all.sort();
+  all.set(touched, possible.length);
+  sortUnits(all);
   let n = 0;
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i];
   return all.subarray(0, n);
@@ -281,10 +343,11 @@ function withTouched(possible: Int32Array, sc: Scratch): Int32Array {
 
 /** The units of `from` whose score reaches `floor`, ascending (`from` is sorted first when `unsorted`). */
 function stillPossible(from: Int32Array, scores: Float64Array, floor: number, unsorted: boolean): Int32Array {
-  const out: number[] = [];
-  for (let i = 0; i < from.length; i++) if (scores[from[i]] >= floor) out.push(from[i]);
-  const kept = Int32Array.from(out);
-  return unsorted ? kept.sort() : kept;
+  let n = 0;
+  for (let i = 0; i < from.length; i++) if (scores[from[i]] >= floor) n++;
+  const kept = new Int32Array(n);
+  for (let i = 0, k = 0; k < n; i++) if (scores[from[i]] >= floor) kept[k++] = from[i];
+  return unsorted ? sortUnits(kept) : kept;
 }
 
 /**
@@ -342,6 +405,16 @@ function laterFields(bounds: Float64Array, fi: number): { max: number; sum: numb
   return { max, sum };
 }
 
+/**
+ * BM25's length part, k1 * (1 - b + b * length / avgdl), for each length code (LENGTH_OF_CODE): a posting's
+ * score is then weight * f / (f + norms[code]), the same arithmetic as bm25() below, so the same bits.
+ */
+function lengthNorms(k1: number, b: number, avgdl: number): Float64Array {
+  const norms = new Float64Array(256);
+  for (let c = 0; c < 256; c++) norms[c] = k1 * (1 - b + (b * LENGTH_OF_CODE[c]) / avgdl);
+  return norms;
+}
+
 /** A posting's BM25 score in a field: `weight` (boost times idf) times the saturated, length-normalised frequency. */
 function bm25(weight: number, f: number, length: number, k1: number, b: number, avgdl: number): number {
   return (weight * f) / (f + k1 * (1 - b + (b * length) / avgdl));
@@ -358,34 +431,41 @@ function bm25Idf(docCount: number, df: number): number {
  * garbage collector. Only what the previous query matched is reset, so a caller must be done with
  * the returned scores and units before it scores again (search is synchronous, so it is).
  */
-interface Scratch {
-  scores: Float64Array;
-  best: Float64Array;
-  rest: Float64Array;
-  seen: Uint8Array;
-  matched: Uint8Array;
-  touched: Int32Array;
-  units: Int32Array;
-  matchedCount: number;
-  /** Units the current term has touched (the first `touchedCount` of `touched`). */
-  touchedCount: number;
+class Scratch {
+  /** By unit: the score so far, 0 for a unit not matched. */
+  readonly scores: Float64Array;
+  /** Matched units, the first `matchedCount`. */
+  readonly units: Int32Array;
+  matchedCount = 0;
+  /** The current term's (unit, score) entries, field after field, each field's ascending (`entries` of them). */
+  entryUnits = new Int32Array(1024);
+  entryScores = new Float64Array(1024);
+  entries = 0;
+
+  constructor(size: number) {
+    this.scores = new Float64Array(size);
+    this.units = new Int32Array(size);
+  }
+
+  /** Room for `more` entries after the current ones. */
+  reserve(more: number): void {
+    const need = this.entries + more;
+    if (need <= this.entryUnits.length) return;
+    let n = this.entryUnits.length;
+    while (n < need) n *= 2;
+    const units = new Int32Array(n);
+    units.set(this.entryUnits.subarray(0, this.entries));
+    const scores = new Float64Array(n);
+    scores.set(this.entryScores.subarray(0, this.entries));
+    this.entryUnits = units;
+    this.entryScores = scores;
+  }
 }
 let scratch: Scratch | null = null;
 
 function scratchFor(n: number): Scratch {
-  if (!scratch || scratch.scores.length < n) {
-    const size = Math.max(n, 1024);
-    scratch = {
-      scores: new Float64Array(size), best: new Float64Array(size), rest: new Float64Array(size), seen: new Uint8Array(size),
-      matched: new Uint8Array(size), touched: new Int32Array(size), units: new Int32Array(size), matchedCount: 0, touchedCount: 0,
-    };
-  } else {
-    for (let i = 0; i < scratch.matchedCount; i++) {
-      const u = scratch.units[i];
-      scratch.scores[u] = 0;
-      scratch.matched[u] = 0;
-    }
-  }
+  if (!scratch || scratch.scores.length < n) scratch = new Scratch(Math.max(n, 1024));
+  else for (let i = 0; i < scratch.matchedCount; i++) scratch.scores[scratch.units[i]] = 0;
   return scratch;
 }
 

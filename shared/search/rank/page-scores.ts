@@ -2,6 +2,7 @@ import type { Bm25Params } from './dismax.js';
 import { LUCENE_BM25 } from './dismax.js';
 import type { InvertedIndex } from './inverted-index.js';
 import type { PageFrequencies } from './page-frequencies.js';
+import { LENGTH_OF_CODE } from './lucene-length.js';
 import { seek } from './seek.js';
 
 /**
@@ -67,7 +68,7 @@ export function pageScores(
     const last = units[units.length - 1];
     for (const p of plan) {
       let pageLength = 0;
-      if (!p.once) for (const u of units) pageLength += p.lengths[u] ?? 0;
+      if (!p.once) for (const u of units) pageLength += LENGTH_OF_CODE[p.lengths[u]] ?? 0;
       for (let i = 0; i < distinct.length; i++) {
         const entry = p.lists[i];
         if (!entry) continue;
@@ -79,7 +80,7 @@ export function pageScores(
         let dl: number;
         if (p.once) {
           f = freqs[at];
-          dl = p.lengths[postings[at]];
+          dl = LENGTH_OF_CODE[p.lengths[postings[at]]];
         } else {
           f = 0;
           for (; at < length && postings[at] <= last; at++) f += freqs[at];
