@@ -12,7 +12,7 @@
  *   --sections 10000,100000,1000000   sizes (sections = documents); --quick: 10000 only
  *   --baseline PATH                   another checkout (its dist/ built) run beside this one
  *   --cache-dir DIR                   seeded data folders (default: <tmp>/quarry-bench-capacity)
- *   --searches 200  --warmup 20       timed searches of each kind per launch, after untimed ones
+ *   --searches 200  --warmup 200      timed searches of each kind per launch, after untimed ones (as many as bench:search's warm-up, whose budgets the p50s are held to)
  *   --launch-timeout 600              seconds a launch may take to answer and load, else it failed
  */
 import { execFileSync } from 'node:child_process';
@@ -54,7 +54,7 @@ function settingsFromArgs() {
     baseline: values.baseline ? resolve(values.baseline) : null,
     cacheDir: resolve(values['cache-dir'] ?? join(tmpdir(), 'quarry-bench-capacity')),
     searches: num('searches', 200, 1),
-    warmup: num('warmup', 20, 0),
+    warmup: num('warmup', 200, 0),
     launchTimeoutS: num('launch-timeout', 600, 10),
   };
 }

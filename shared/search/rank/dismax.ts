@@ -77,6 +77,9 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   let matchedCount = 0;
   // Terms that matched new units: while at most one has, `units` is ascending (each term's are, see foldTerm).
   let termsAdding = 0;
+  // Terms that scored any unit: while at most one has, sc.matchScores[i] is the score of units[i], read in
+  // order instead of gathered from `scores` by unit (at a million sections, a trip to memory each).
+  let termsScoring = 0;
   // Where each field's entries for the current term begin in the scratch buffer (fieldStart[F]: the end).
   const fieldStart = new Int32Array(o.fields.length + 1);
   const order = o.topK ? scoringOrder(index, terms, o.fields, tie, k1, b) : null;
@@ -92,7 +95,11 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
     if (o.budget) o.budget.spend(candidates ? candidates.length * o.fields.length : o.fields.reduce((n, { field }) => n + (index.postings(field, term)?.length ?? 0), 0));
     // Walking this term's lists with a k-th best known: the units already matched that can still make
     // the top k (ascending), for the blocks the walk skips (block-max, below).
-    const possible = order && kth > 0 && !candidates ? stillPossible(units.subarray(0, matchedCount), scores, kth - order.remaining[j], termsAdding > 1) : null;
+    const possible = order && kth > 0 && !candidates
+      ? termsScoring <= 1
+        ? reaching(units, sc.matchScores, matchedCount, kth - order.remaining[j])
+        : stillPossible(units.subarray(0, matchedCount), scores, kth - order.remaining[j], termsAdding > 1)
+      : null;
     for (let fi = 0; fi < o.fields.length; fi++) {
       fieldStart[fi] = sc.entries;
       const { field, boost } = o.fields[fi];
@@ -157,15 +164,21 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
     }
     fieldStart[o.fields.length] = sc.entries;
     const before = matchedCount;
+    if (sc.entries > 0) termsScoring++;
     matchedCount = foldTerm(sc, fieldStart, tie, matchedCount);
     if (matchedCount > before) termsAdding++;
     sc.matchedCount = matchedCount; // kept current: a budget that throws leaves the next query what to reset
     // Scores only grow (every contribution is >= 0), so the k-th best so far is a floor for the final
     // k-th best: a unit whose score plus all the remaining terms can add stays below it cannot make the top k.
     if (order && j + 1 < terms.length && matchedCount >= o.topK!) {
-      kth = Math.max(kth, scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]]);
+      const parallel = termsScoring <= 1;
+      kth = Math.max(kth, parallel ? kthBest(sc.matchScores, matchedCount, o.topK!) : scores[topUnits(units.subarray(0, matchedCount), scores, o.topK!)[o.topK! - 1]]);
       const remaining = order.remaining[j + 1];
-      if (remaining < kth) candidates = stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates && termsAdding > 1);
+      if (remaining < kth) {
+        candidates = parallel && !candidates
+          ? reaching(units, sc.matchScores, matchedCount, kth - remaining)
+          : stillPossible(candidates ?? units.subarray(0, matchedCount), scores, kth - remaining, !candidates && termsAdding > 1);
+      }
     }
   }
   sc.matchedCount = matchedCount;
@@ -201,7 +214,7 @@ function accumulate(sc: Scratch, u: number, s: number): void {
  * and each lookup was a trip to memory.
  */
 function foldTerm(sc: Scratch, fieldStart: Int32Array, tie: number, matchedCount: number): number {
-  const { scores, units, entryUnits, entryScores } = sc;
+  const { scores, units, matchScores, entryUnits, entryScores } = sc;
   const runs = fieldStart.length - 1;
   let first = -1;
   let nonEmpty = 0;
@@ -217,8 +230,12 @@ function foldTerm(sc: Scratch, fieldStart: Int32Array, tie: number, matchedCount
       const u = entryUnits[e];
       // Every contribution is > 0 (boost > 0, idf > 0, frequency >= 1): a score of 0 is a unit not matched yet.
       const before = scores[u];
-      if (before === 0) units[matchedCount++] = u;
-      scores[u] = before + (entryScores[e] + tie * 0);
+      const after = before + (entryScores[e] + tie * 0);
+      if (before === 0) {
+        matchScores[matchedCount] = after;
+        units[matchedCount++] = u;
+      }
+      scores[u] = after;
     }
     return matchedCount;
   }
@@ -242,8 +259,12 @@ function foldTerm(sc: Scratch, fieldStart: Int32Array, tie: number, matchedCount
       } else rest += s;
     }
     const before = scores[u];
-    if (before === 0) units[matchedCount++] = u;
-    scores[u] = before + (best + tie * rest);
+    const after = before + (best + tie * rest);
+    if (before === 0) {
+      matchScores[matchedCount] = after;
+      units[matchedCount++] = u;
+    }
+    scores[u] = after;
   }
 }
 
@@ -341,6 +362,44 @@ function withTouched(possible: Int32Array, touched: Int32Array): Int32Array {
   return all.subarray(0, n);
 }
 
+/** The k-th best of values[0 .. n) (n >= k): a min-heap of the k best, values read in order. */
+function kthBest(values: Float64Array, n: number, k: number): number {
+  const heap = new Float64Array(k);
+  for (let i = 0; i < k; i++) {
+    let at = i;
+    const v = values[i];
+    while (at > 0 && heap[(at - 1) >> 1] > v) {
+      heap[at] = heap[(at - 1) >> 1];
+      at = (at - 1) >> 1;
+    }
+    heap[at] = v;
+  }
+  for (let i = k; i < n; i++) {
+    const v = values[i];
+    if (v <= heap[0]) continue;
+    let at = 0;
+    for (;;) {
+      const l = 2 * at + 1;
+      if (l >= k) break;
+      const m = l + 1 < k && heap[l + 1] < heap[l] ? l + 1 : l;
+      if (heap[m] >= v) break;
+      heap[at] = heap[m];
+      at = m;
+    }
+    heap[at] = v;
+  }
+  return heap[0];
+}
+
+/** units[i] (i < n, ascending) whose value[i] reaches `floor`, ascending. */
+function reaching(units: Int32Array, values: Float64Array, n: number, floor: number): Int32Array {
+  let count = 0;
+  for (let i = 0; i < n; i++) if (values[i] >= floor) count++;
+  const kept = new Int32Array(count);
+  for (let i = 0, c = 0; c < count; i++) if (values[i] >= floor) kept[c++] = units[i];
+  return kept;
+}
+
 /** The units of `from` whose score reaches `floor`, ascending (`from` is sorted first when `unsorted`). */
 function stillPossible(from: Int32Array, scores: Float64Array, floor: number, unsorted: boolean): Int32Array {
   let n = 0;
@@ -436,6 +495,8 @@ class Scratch {
   readonly scores: Float64Array;
   /** Matched units, the first `matchedCount`. */
   readonly units: Int32Array;
+  /** By place in `units`: the score the unit had when it first matched (its score while one term has scored). */
+  readonly matchScores: Float64Array;
   matchedCount = 0;
   /** The current term's (unit, score) entries, field after field, each field's ascending (`entries` of them). */
   entryUnits = new Int32Array(1024);
@@ -445,6 +506,7 @@ class Scratch {
   constructor(size: number) {
     this.scores = new Float64Array(size);
     this.units = new Int32Array(size);
+    this.matchScores = new Float64Array(size);
   }
 
   /** Room for `more` entries after the current ones. */
