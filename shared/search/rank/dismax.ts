@@ -88,7 +88,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   let candidates: Int32Array | null = null;
   // A floor for the final k-th best score: from the seeds at first, then the k-th best so far once k
   // units have matched, whichever is higher.
-  let kth = order ? seedFloor(index, order.terms, o.fields, tie, k1, b, o.topK!, o.allow) : 0;
+  let kth = order ? seedFloor(index, order.terms, o.fields, fieldNorms, tie, k1, b, o.topK!, o.allow) : 0;
   for (let j = 0; j < terms.length; j++) {
     const term = order ? order.terms[j] : terms[j];
     sc.entries = 0;
@@ -121,7 +121,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
           at = seek(postings, length, at, u);
           if (at >= length || postings[at] !== u || (live && !live.isAlive(u)) || (o.allow && !o.allow(u))) continue;
           const f = freqs[at];
-          accumulate(sc, u, (weight * f) / (f + norms[lengths[u]]));
+          accumulate(sc, u, postingScore(weight, f, norms[lengths[u]]));
         }
         continue;
       }
@@ -155,7 +155,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
             at = seek(postings, end, at, u);
             if (postings[at] !== u || (live && !live.isAlive(u)) || (o.allow && !o.allow(u))) continue;
             const f = freqs[at];
-            accumulate(sc, u, (weight * f) / (f + norms[lengths[u]]));
+            accumulate(sc, u, postingScore(weight, f, norms[lengths[u]]));
           }
         }
         continue;
@@ -195,7 +195,7 @@ function walk(
     const u = postings[i];
     if ((live && !live.isAlive(u)) || (allow && !allow(u))) continue;
     const f = freqs[i];
-    accumulate(sc, u, (weight * f) / (f + norms[lengths[u]]));
+    accumulate(sc, u, postingScore(weight, f, norms[lengths[u]]));
   }
 }
 
@@ -230,7 +230,8 @@ function foldTerm(sc: Scratch, fieldStart: Int32Array, tie: number, matchedCount
       const u = entryUnits[e];
       // Every contribution is > 0 (boost > 0, idf > 0, frequency >= 1): a score of 0 is a unit not matched yet.
       const before = scores[u];
-      const after = before + (entryScores[e] + tie * 0);
+      // One field: its score is the term's best, nothing else to add.
+      const after = before + entryScores[e];
       if (before === 0) {
         matchScores[matchedCount] = after;
         units[matchedCount++] = u;
@@ -282,7 +283,7 @@ const SEED_SHORTEST_MAX = 8192;
  * term's blocks that cannot lift a unit to the floor are skipped like the later terms'.
  */
 function seedFloor(
-  index: InvertedIndex, terms: string[], fields: FieldBoost[], tie: number, k1: number, b: number, k: number,
+  index: InvertedIndex, terms: string[], fields: FieldBoost[], fieldNorms: Float64Array[], tie: number, k1: number, b: number, k: number,
   allow: ((unit: number) => boolean) | undefined,
 ): number {
   const lists: { list: PostingList; lengths: Uint8Array; norms: Float64Array; weight: number; avgdl: number; term: number; field: number }[] = [];
@@ -293,7 +294,7 @@ function seedFloor(
     if (!list || !lengths || list.df === 0 || boost <= 0) return;
     const { docCount, sumLength } = index.fieldStats(field);
     const avgdl = sumLength / docCount;
-    lists.push({ list, lengths, norms: lengthNorms(k1, b, avgdl), weight: boost * bm25Idf(docCount, list.df), avgdl, term: j, field: fi });
+    lists.push({ list, lengths, norms: fieldNorms[fi], weight: boost * bm25Idf(docCount, list.df), avgdl, term: j, field: fi });
     if (j === 0) firstTerm += list.length;
   }));
   // A short first list is walked at once; the floor pays where it is long.
@@ -335,7 +336,7 @@ function seedFloor(
         const i = (from[l] = seek(list.units, list.length, from[l], u));
         if (i >= list.length || list.units[i] !== u) continue;
         const f = list.freqs[i];
-        fieldScores[field] = (weight * f) / (f + norms[lengths[u]]);
+        fieldScores[field] = postingScore(weight, f, norms[lengths[u]]);
       }
       let best = 0;
       let sum = 0;
@@ -472,6 +473,11 @@ function lengthNorms(k1: number, b: number, avgdl: number): Float64Array {
   const norms = new Float64Array(256);
   for (let c = 0; c < 256; c++) norms[c] = k1 * (1 - b + (b * LENGTH_OF_CODE[c]) / avgdl);
   return norms;
+}
+
+/** A posting's BM25 score from its field's length part `norm` (lengthNorms): the arithmetic of bm25(). */
+function postingScore(weight: number, f: number, norm: number): number {
+  return (weight * f) / (f + norm);
 }
 
 /** A posting's BM25 score in a field: `weight` (boost times idf) times the saturated, length-normalised frequency. */

@@ -1,4 +1,4 @@
-import { LENGTH_OF_CODE, lengthCode, luceneLength } from './lucene-length.js';
+import { LENGTH_OF_CODE, lengthCode } from './lucene-length.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
 /** Postings per block of a list; each block keeps its own score bound (block-max pruning, dismax.ts). */
@@ -128,8 +128,8 @@ export class InvertedIndex {
       if (!field) this.fields.set(name, (field = new FieldIndex()));
       field.ensure(unit);
       // BM25 sees Lucene's one-byte length; the average stays exact, as in Lucene.
-      const length = luceneLength(tokens.length);
-      field.lengths[unit] = lengthCode(length);
+      const code = (field.lengths[unit] = lengthCode(tokens.length));
+      const length = LENGTH_OF_CODE[code];
       field.stats.docCount++;
       field.stats.sumLength += tokens.length;
       const counts = new Map<string, number>();

@@ -18,16 +18,11 @@ function int4ToLong(i: number): number {
 
 const NUM_FREE_VALUES = 255 - longToInt4(2 ** 31 - 1);
 
-/** The length Lucene's BM25 uses for a field of `length` tokens. */
-export function luceneLength(length: number): number {
-  if (length < NUM_FREE_VALUES) return length;
-  return NUM_FREE_VALUES + int4ToLong(longToInt4(length - NUM_FREE_VALUES));
-}
 
 /**
- * The one-byte code of a length luceneLength returned (Lucene's norm byte): the engine keeps field
- * lengths as these codes, a byte per section instead of four. At a million sections the lengths a
- * search reads per posting then fit the CPU's cache (1 MB per field, not 4).
+ * The one-byte code of a field of `length` tokens (Lucene's norm byte): the engine keeps field lengths
+ * as these codes, a byte per section instead of four. At a million sections the lengths a search
+ * reads per posting then fit the CPU's cache (1 MB per field, not 4).
  */
 export function lengthCode(length: number): number {
   return length < NUM_FREE_VALUES ? length : NUM_FREE_VALUES + longToInt4(length - NUM_FREE_VALUES);
@@ -35,3 +30,8 @@ export function lengthCode(length: number): number {
 
 /** LENGTH_OF_CODE[lengthCode(n)] === n for every n luceneLength returns. */
 export const LENGTH_OF_CODE = Int32Array.from({ length: 256 }, (_, c) => (c < NUM_FREE_VALUES ? c : NUM_FREE_VALUES + int4ToLong(c - NUM_FREE_VALUES)));
+
+/** The length Lucene's BM25 uses for a field of `length` tokens. */
+export function luceneLength(length: number): number {
+  return LENGTH_OF_CODE[lengthCode(length)];
+}
