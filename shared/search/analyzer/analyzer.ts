@@ -60,7 +60,14 @@ function runSegmenterFor(language: string): RunSegmenter {
   return icuSegmenter(language === 'ja' || language === 'ko' || language === 'th' ? language : 'und');
 }
 
+// Steps 3 to 6 depend on the token alone, and tokens repeat heavily (Zipf): one lookup per token
+// replaces the filter, stop-word, stemming and folding steps, and the same term string comes back
+// each time (its hash is computed once for the index's maps). Bounded and cleared when full, so
+// junk input cannot grow it.
+const TERM_MEMO_LIMIT = 100_000;
+
 class ChainAnalyzer implements Analyzer {
+  private readonly termOf = new Map<string, string>();
   private readonly segmentRun: RunSegmenter;
   private readonly tokenFilter: TokenFilter | undefined;
   private readonly stopWords: ReadonlySet<string>;
@@ -79,14 +86,25 @@ class ChainAnalyzer implements Analyzer {
     if (typeof text !== 'string' || text.length === 0) return [];
     const normalized = prepareForLanguage(normalizeText(text), this.language);
     const terms: string[] = [];
-    for (let token of tokenizeWords(normalized, this.segmentRun)) {
-      if (this.tokenFilter) token = this.tokenFilter(token);
-      if (token.length === 0 || this.stopWords.has(token)) continue;
-      if (this.stem) token = this.stem(token);
-      token = foldAccents(token, this.keepLetters);
-      if (token.length > 0) terms.push(token);
+    const memo = this.termOf;
+    for (const token of tokenizeWords(normalized, this.segmentRun)) {
+      let term = memo.get(token);
+      if (term === undefined) {
+        term = this.term(token);
+        if (memo.size >= TERM_MEMO_LIMIT) memo.clear();
+        memo.set(token, term);
+      }
+      if (term.length > 0) terms.push(term);
     }
     return terms;
+  }
+
+  /** What a token becomes after the per-token steps (3 to 6); '' when it is dropped. */
+  private term(token: string): string {
+    if (this.tokenFilter) token = this.tokenFilter(token);
+    if (token.length === 0 || this.stopWords.has(token)) return '';
+    if (this.stem) token = this.stem(token);
+    return foldAccents(token, this.keepLetters);
   }
 }
 

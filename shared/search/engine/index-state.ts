@@ -4,6 +4,7 @@ import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type InvertedIndexSnapshot, type UnitTerms } from '../rank/inverted-index.js';
 import { PageFrequencies, type PageFrequenciesSnapshot } from '../rank/page-frequencies.js';
+import { countTerms, type CountedTerms } from '../rank/term-counts.js';
 import { SnapshotFormatError, type SnapshotReader, type SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { own } from '../../records/own.js';
 import { present } from '../filter/leaf-matchers.js';
@@ -201,13 +202,13 @@ export class IndexState {
     this.filterCache.clear();
     const previous = this.docNumbers.get(uid);
     if (previous !== undefined) {
-      const removed: UnitTerms[] = [];
+      const removed: CountedTerms[] = [];
       for (const u of this.unitRange(previous)) {
-        const terms = this.tokens.get(u);
-        this.inverted.remove(u, terms);
+        const terms = countTerms(this.tokens.get(u));
+        this.inverted.removeCounted(u, terms);
         removed.push(terms);
       }
-      this.pages.remove(removed);
+      this.pages.removeCounted(removed);
       this.docNumbers.delete(uid);
       this.docUids[previous] = '';
       this.docResident[previous] = undefined;
@@ -218,12 +219,12 @@ export class IndexState {
     this.docUids.push(uid);
     this.docNumbers.set(uid, doc);
     const unitTerms = documentUnitTerms(this.analyzer, this.index, sections, fields);
-    const added: UnitTerms[] = [];
+    const added: CountedTerms[] = [];
     const sectioned = new Set<string>();
     for (const [i, section] of sections.entries()) {
-      const terms = unitTerms[i];
-      const unit = this.inverted.add(terms);
-      this.tokens.set(unit, terms);
+      const terms = countTerms(unitTerms[i]);
+      const unit = this.inverted.addCounted(terms);
+      this.tokens.set(unit, unitTerms[i]);
       this.unitDoc = grown(this.unitDoc, unit + 1);
       this.unitOrd = grown(this.unitOrd, unit + 1);
       this.unitVersion = grown(this.unitVersion, unit + 1);
@@ -241,7 +242,7 @@ export class IndexState {
       }
       added.push(terms);
     }
-    this.pages.add(added);
+    this.pages.addCounted(added);
     this.docUnitCount = grown(this.docUnitCount, doc + 1);
     this.docUnitCount[doc] = added.length;
     this.docHasMetadata = grown(this.docHasMetadata, doc + 1);

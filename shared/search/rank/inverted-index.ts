@@ -1,4 +1,5 @@
 import { LENGTH_OF_CODE, lengthCode } from './lucene-length.js';
+import { countTerms, type CountedTerms } from './term-counts.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
 /** Postings per block of a list; each block keeps its own score bound (block-max pruning, dismax.ts). */
@@ -114,6 +115,11 @@ export class InvertedIndex {
 
   /** Adds a unit with its analyzed terms per field; returns its unit id. */
   add(terms: UnitTerms): number {
+    return this.addCounted(countTerms(terms));
+  }
+
+  /** add() for terms already counted (see countTerms). */
+  addCounted(terms: CountedTerms): number {
     const unit = this.next++;
     if (unit >= this.alive.length) {
       const a = new Uint8Array(this.alive.length * 2);
@@ -122,18 +128,15 @@ export class InvertedIndex {
     }
     this.alive[unit] = 1;
     this.liveUnits++;
-    for (const [name, tokens] of Object.entries(terms)) {
-      if (tokens.length === 0) continue;
+    for (const { field: name, length: tokens, counts } of terms) {
       let field = this.fields.get(name);
       if (!field) this.fields.set(name, (field = new FieldIndex()));
       field.ensure(unit);
       // BM25 sees Lucene's one-byte length; the average stays exact, as in Lucene.
-      const code = (field.lengths[unit] = lengthCode(tokens.length));
+      const code = (field.lengths[unit] = lengthCode(tokens));
       const length = LENGTH_OF_CODE[code];
       field.stats.docCount++;
-      field.stats.sumLength += tokens.length;
-      const counts = new Map<string, number>();
-      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      field.stats.sumLength += tokens;
       for (const [t, f] of counts) {
         let list = field.terms.get(t);
         if (!list) field.terms.set(t, (list = new PostingList()));
@@ -145,15 +148,20 @@ export class InvertedIndex {
 
   /** Removes a unit; `terms` must be what it was added with, to keep df and lengths exact. */
   remove(unit: number, terms: UnitTerms): void {
+    this.removeCounted(unit, countTerms(terms));
+  }
+
+  /** remove() for terms already counted (see countTerms). */
+  removeCounted(unit: number, terms: CountedTerms): void {
     if (!this.alive[unit]) return;
     this.alive[unit] = 0;
     this.liveUnits--;
-    for (const [name, tokens] of Object.entries(terms)) {
+    for (const { field: name, length, counts } of terms) {
       const field = this.fields.get(name);
-      if (!field || tokens.length === 0) continue;
+      if (!field) continue;
       field.stats.docCount--;
-      field.stats.sumLength -= tokens.length;
-      for (const t of new Set(tokens)) {
+      field.stats.sumLength -= length;
+      for (const t of counts.keys()) {
         const list = field.terms.get(t);
         if (list) list.df--;
       }

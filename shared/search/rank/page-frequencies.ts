@@ -1,4 +1,5 @@
 import type { UnitTerms } from './inverted-index.js';
+import { countTerms, type CountedTerms } from './term-counts.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
 export interface PageFrequenciesSnapshot {
@@ -18,12 +19,22 @@ export class PageFrequencies {
 
   /** Counts a page given its sections' terms. */
   add(sections: readonly UnitTerms[]): void {
-    this.pages++;
-    this.count(sections, 1);
+    this.addCounted(sections.map(countTerms));
   }
 
   /** Uncounts a page; `sections` must be what it was added with. */
   remove(sections: readonly UnitTerms[]): void {
+    this.removeCounted(sections.map(countTerms));
+  }
+
+  /** add() for sections whose terms are already counted (see countTerms). */
+  addCounted(sections: readonly CountedTerms[]): void {
+    this.pages++;
+    this.count(sections, 1);
+  }
+
+  /** remove() for sections whose terms are already counted. */
+  removeCounted(sections: readonly CountedTerms[]): void {
     this.pages--;
     this.count(sections, -1);
   }
@@ -49,25 +60,30 @@ export class PageFrequencies {
     return this.fields.get(field)?.get(term) ?? 0;
   }
 
-  private count(sections: readonly UnitTerms[], delta: 1 | -1): void {
+  private count(sections: readonly CountedTerms[], delta: 1 | -1): void {
+    // Most pages are one section, whose counted terms are distinct already.
+    if (sections.length === 1) {
+      for (const { field, counts } of sections[0]) this.update(field, counts.keys(), delta);
+      return;
+    }
     const distinct = new Map<string, Set<string>>();
     for (const terms of sections) {
-      for (const field in terms) {
-        const tokens = terms[field];
-        if (tokens.length === 0) continue;
+      for (const { field, counts } of terms) {
         let set = distinct.get(field);
         if (!set) distinct.set(field, (set = new Set()));
-        for (const t of tokens) set.add(t);
+        for (const t of counts.keys()) set.add(t);
       }
     }
-    for (const [field, set] of distinct) {
-      let byTerm = this.fields.get(field);
-      if (!byTerm) this.fields.set(field, (byTerm = new Map()));
-      for (const t of set) {
-        const n = (byTerm.get(t) ?? 0) + delta;
-        if (n > 0) byTerm.set(t, n);
-        else byTerm.delete(t);
-      }
+    for (const [field, set] of distinct) this.update(field, set, delta);
+  }
+
+  private update(field: string, terms: Iterable<string>, delta: 1 | -1): void {
+    let byTerm = this.fields.get(field);
+    if (!byTerm) this.fields.set(field, (byTerm = new Map()));
+    for (const t of terms) {
+      const n = (byTerm.get(t) ?? 0) + delta;
+      if (n > 0) byTerm.set(t, n);
+      else byTerm.delete(t);
     }
   }
 }

@@ -1,0 +1,25 @@
+import type { UnitTerms } from './inverted-index.js';
+
+/** One field of a unit: its length in tokens and each distinct term's frequency. */
+export interface FieldTerms {
+  field: string;
+  length: number;
+  counts: Map<string, number>;
+}
+
+/**
+ * A unit's terms counted once per field. The inverted index (term frequencies) and the page
+ * frequencies (distinct terms) both read these, rather than each walking the tokens again.
+ */
+export type CountedTerms = readonly FieldTerms[];
+
+export function countTerms(terms: UnitTerms): CountedTerms {
+  const out: FieldTerms[] = [];
+  for (const [field, tokens] of Object.entries(terms)) {
+    if (tokens.length === 0) continue;
+    const counts = new Map<string, number>();
+    for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+    out.push({ field, length: tokens.length, counts });
+  }
+  return out;
+}
