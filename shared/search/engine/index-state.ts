@@ -222,9 +222,9 @@ export class IndexState {
     const added: CountedTerms[] = [];
     const sectioned = new Set<string>();
     for (const [i, section] of sections.entries()) {
-      const terms = countTerms(unitTerms[i]);
-      const unit = this.inverted.addCounted(terms);
-      this.tokens.set(unit, unitTerms[i]);
+      const unit = this.inverted.unitCount;
+      const terms = this.tokens.set(unit, unitTerms[i]);
+      this.inverted.addCounted(terms);
       this.unitDoc = grown(this.unitDoc, unit + 1);
       this.unitOrd = grown(this.unitOrd, unit + 1);
       this.unitVersion = grown(this.unitVersion, unit + 1);

@@ -1,4 +1,5 @@
 import type { UnitTerms } from '../rank/inverted-index.js';
+import type { CountedTerms, FieldTerms } from '../rank/term-counts.js';
 import { grown } from '../grown.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
@@ -25,13 +26,19 @@ export class UnitTokens {
   private readonly terms: string[] = [];
   private readonly fieldIds = new Map<string, number>();
   private readonly fields: string[] = [];
+  /** Scratch for set(): occurrences per term id in the field being stored, zero between calls. */
+  private tally = new Int32Array(1024);
 
-  /** Stores the tokens of unit `unit` (units come in ascending order, each once). */
-  set(unit: number, tokens: UnitTerms): void {
+  /**
+   * Stores the tokens of unit `unit` (units come in ascending order, each once) and returns them
+   * counted per field, as countTerms would: the ids handed out here count them, with no map per unit.
+   */
+  set(unit: number, tokens: UnitTerms): CountedTerms {
     this.offsets = grown(this.offsets, unit + 1);
     this.offsets[unit] = this.used;
     const entries = Object.entries(tokens);
     this.write(entries.length);
+    const counted: FieldTerms[] = [];
     for (const [field, list] of entries) {
       let f = this.fieldIds.get(field);
       if (f === undefined) {
@@ -40,6 +47,8 @@ export class UnitTokens {
       }
       this.write(f);
       this.write(list.length);
+      const seen: number[] = [];
+      this.tally = grown(this.tally, this.terms.length + list.length);
       for (const term of list) {
         let id = this.termIds.get(term);
         if (id === undefined) {
@@ -47,8 +56,19 @@ export class UnitTokens {
           this.terms.push(term);
         }
         this.write(id);
+        if (this.tally[id]++ === 0) seen.push(id);
       }
+      if (list.length === 0) continue;
+      const terms = new Array<string>(seen.length);
+      const freqs = new Array<number>(seen.length);
+      for (let i = 0; i < seen.length; i++) {
+        terms[i] = this.terms[seen[i]];
+        freqs[i] = this.tally[seen[i]];
+        this.tally[seen[i]] = 0;
+      }
+      counted.push({ field, length: list.length, terms, freqs });
     }
+    return counted;
   }
 
   /** The tokens unit `unit` was stored with, per field (own keys, so any field name is safe). */

@@ -128,7 +128,7 @@ export class InvertedIndex {
     }
     this.alive[unit] = 1;
     this.liveUnits++;
-    for (const { field: name, length: tokens, counts } of terms) {
+    for (const { field: name, length: tokens, terms: distinct, freqs } of terms) {
       let field = this.fields.get(name);
       if (!field) this.fields.set(name, (field = new FieldIndex()));
       field.ensure(unit);
@@ -137,10 +137,10 @@ export class InvertedIndex {
       const length = LENGTH_OF_CODE[code];
       field.stats.docCount++;
       field.stats.sumLength += tokens;
-      for (const [t, f] of counts) {
-        let list = field.terms.get(t);
-        if (!list) field.terms.set(t, (list = new PostingList()));
-        list.add(unit, f, length);
+      for (let i = 0; i < distinct.length; i++) {
+        let list = field.terms.get(distinct[i]);
+        if (!list) field.terms.set(distinct[i], (list = new PostingList()));
+        list.add(unit, freqs[i], length);
       }
     }
     return unit;
@@ -156,12 +156,12 @@ export class InvertedIndex {
     if (!this.alive[unit]) return;
     this.alive[unit] = 0;
     this.liveUnits--;
-    for (const { field: name, length, counts } of terms) {
+    for (const { field: name, length, terms: distinct } of terms) {
       const field = this.fields.get(name);
       if (!field) continue;
       field.stats.docCount--;
       field.stats.sumLength -= length;
-      for (const t of counts.keys()) {
+      for (const t of distinct) {
         const list = field.terms.get(t);
         if (list) list.df--;
       }

@@ -63,15 +63,15 @@ export class PageFrequencies {
   private count(sections: readonly CountedTerms[], delta: 1 | -1): void {
     // Most pages are one section, whose counted terms are distinct already.
     if (sections.length === 1) {
-      for (const { field, counts } of sections[0]) this.update(field, counts.keys(), delta);
+      for (const { field, terms } of sections[0]) this.update(field, terms, delta);
       return;
     }
     const distinct = new Map<string, Set<string>>();
     for (const terms of sections) {
-      for (const { field, counts } of terms) {
+      for (const { field, terms: unique } of terms) {
         let set = distinct.get(field);
         if (!set) distinct.set(field, (set = new Set()));
-        for (const t of counts.keys()) set.add(t);
+        for (const t of unique) set.add(t);
       }
     }
     for (const [field, set] of distinct) this.update(field, set, delta);

@@ -1,10 +1,11 @@
 import type { UnitTerms } from './inverted-index.js';
 
-/** One field of a unit: its length in tokens and each distinct term's frequency. */
+/** One field of a unit: its length in tokens, its distinct terms in order of first occurrence, and their frequencies. */
 export interface FieldTerms {
   field: string;
   length: number;
-  counts: Map<string, number>;
+  terms: string[];
+  freqs: number[];
 }
 
 /**
@@ -19,7 +20,7 @@ export function countTerms(terms: UnitTerms): CountedTerms {
     if (tokens.length === 0) continue;
     const counts = new Map<string, number>();
     for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-    out.push({ field, length: tokens.length, counts });
+    out.push({ field, length: tokens.length, terms: [...counts.keys()], freqs: [...counts.values()] });
   }
   return out;
 }
