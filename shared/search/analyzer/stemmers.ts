@@ -30,30 +30,19 @@ const ALGORITHM: Readonly<Record<string, string>> = {
   ru: 'russian',
 };
 
-// Terms repeat heavily (Zipf), and a Snowball run costs far more than a Map lookup.
-// The memo is bounded and simply cleared when full, which keeps memory flat on junk input.
-const MEMO_LIMIT = 50_000;
-
 // Tokens this long are identifiers, hashes or junk rather than inflected words; stemming them
 // would only cost time.
 const MAX_STEM_INPUT = 64;
 
-/** The stemmer of a language, or undefined when the language is not stemmed. */
+/**
+ * The stemmer of a language, or undefined when the language is not stemmed. Not memoised here: the
+ * analyzer remembers what each token becomes, stemming included.
+ */
 export function stemmerFor(language: string): Stem | undefined {
   const algorithm = ALGORITHM[language];
   if (algorithm === undefined) return undefined;
   const stemmer = snowball.newStemmer(algorithm);
-  const memo = new Map<string, string>();
-  return (term) => {
-    if (term.length > MAX_STEM_INPUT) return term;
-    let stem = memo.get(term);
-    if (stem === undefined) {
-      // The stemmer keeps its working buffer on the instance; it is synchronous, so sharing
-      // one instance between callers is safe in a single-threaded process.
-      stem = stemmer.stem(term);
-      if (memo.size >= MEMO_LIMIT) memo.clear();
-      memo.set(term, stem);
-    }
-    return stem;
-  };
+  // The stemmer keeps its working buffer on the instance; it is synchronous, so sharing one
+  // instance between callers is safe in a single-threaded process.
+  return (term) => (term.length > MAX_STEM_INPUT ? term : stemmer.stem(term));
 }

@@ -222,6 +222,7 @@ export class IndexState {
     const added: CountedTerms[] = [];
     const sectioned = new Set<string>();
     for (const [i, section] of sections.entries()) {
+      // The unit id the inverted index hands out next: the stored tokens count the terms it takes.
       const unit = this.inverted.unitCount;
       const terms = this.tokens.set(unit, unitTerms[i]);
       this.inverted.addCounted(terms);
