@@ -335,8 +335,7 @@ function seedFloor(
         const { list, lengths, norms, weight, field } = lists[l];
         const i = (from[l] = seek(list.units, list.length, from[l], u));
         if (i >= list.length || list.units[i] !== u) continue;
-        const f = list.freqs[i];
-        fieldScores[field] = postingScore(weight, f, norms[lengths[u]]);
+        fieldScores[field] = postingScore(weight, list.freqs[i], norms[lengths[u]]);
       }
       let best = 0;
       let sum = 0;
@@ -465,24 +464,26 @@ function laterFields(bounds: Float64Array, fi: number): { max: number; sum: numb
   return { max, sum };
 }
 
-/**
- * BM25's length part, k1 * (1 - b + b * length / avgdl), for each length code (LENGTH_OF_CODE): a posting's
- * score is then weight * f / (f + norms[code]), the same arithmetic as bm25() below, so the same bits.
- */
+/** lengthNorm for each length code (LENGTH_OF_CODE): one table lookup per posting instead of the division. */
 function lengthNorms(k1: number, b: number, avgdl: number): Float64Array {
   const norms = new Float64Array(256);
-  for (let c = 0; c < 256; c++) norms[c] = k1 * (1 - b + (b * LENGTH_OF_CODE[c]) / avgdl);
+  for (let c = 0; c < 256; c++) norms[c] = lengthNorm(LENGTH_OF_CODE[c], k1, b, avgdl);
   return norms;
 }
 
-/** A posting's BM25 score from its field's length part `norm` (lengthNorms): the arithmetic of bm25(). */
+/** BM25's length part of a field of `length` tokens. */
+function lengthNorm(length: number, k1: number, b: number, avgdl: number): number {
+  return k1 * (1 - b + (b * length) / avgdl);
+}
+
+/** A posting's BM25 score from its field's length part `norm` (lengthNorm); bm25() is this too, so the table gives the same bits. */
 function postingScore(weight: number, f: number, norm: number): number {
   return (weight * f) / (f + norm);
 }
 
 /** A posting's BM25 score in a field: `weight` (boost times idf) times the saturated, length-normalised frequency. */
 function bm25(weight: number, f: number, length: number, k1: number, b: number, avgdl: number): number {
-  return (weight * f) / (f + k1 * (1 - b + (b * length) / avgdl));
+  return postingScore(weight, f, lengthNorm(length, k1, b, avgdl));
 }
 
 /** Lucene's BM25 idf: ln(1 + (N - df + 0.5) / (df + 0.5)). */

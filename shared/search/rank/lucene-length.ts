@@ -18,7 +18,6 @@ function int4ToLong(i: number): number {
 
 const NUM_FREE_VALUES = 255 - longToInt4(2 ** 31 - 1);
 
-
 /**
  * The one-byte code of a field of `length` tokens (Lucene's norm byte): the engine keeps field lengths
  * as these codes, a byte per section instead of four. At a million sections the lengths a search
