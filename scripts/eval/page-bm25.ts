@@ -1,6 +1,7 @@
 import { htmlToSections } from '../../shared/ingest/html-to-sections.js';
 import { createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
-import { LUCENE_BM25, scoreDisMax, topK } from '../../shared/search/rank/dismax.js';
+import { LUCENE_BM25 } from '../../shared/search/rank/bm25.js';
+import { scoreDisMax, topK } from '../../shared/search/rank/dismax.js';
 import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
 import type { Page } from './python-docs.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LUCENE_BM25, scoreDisMax } from '../../shared/search/rank/dismax.js';
+import { LUCENE_BM25 } from '../../shared/search/rank/bm25.js';
+import { scoreDisMax } from '../../shared/search/rank/dismax.js';
 import { InvertedIndex, type UnitTerms } from '../../shared/search/rank/inverted-index.js';
 import { PageFrequencies } from '../../shared/search/rank/page-frequencies.js';
 import { PAGE_WEIGHT, pageScores as scorePages } from '../../shared/search/rank/page-scores.js';

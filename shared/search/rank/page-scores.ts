@@ -1,5 +1,4 @@
-import type { Bm25Params } from './dismax.js';
-import { LUCENE_BM25 } from './dismax.js';
+import { LUCENE_BM25, type Bm25Params } from './bm25.js';
 import type { InvertedIndex } from './inverted-index.js';
 import type { PageFrequencies } from './page-frequencies.js';
 import { LENGTH_OF_CODE } from './lucene-length.js';

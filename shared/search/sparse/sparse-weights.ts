@@ -1,4 +1,4 @@
-import { LUCENE_BM25, type Bm25Params } from '../rank/dismax.js';
+import { LUCENE_BM25, type Bm25Params } from '../rank/bm25.js';
 import { luceneLength } from '../rank/lucene-length.js';
 import { termId } from './term-ids.js';
 
