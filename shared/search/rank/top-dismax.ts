@@ -38,6 +38,8 @@ export function topDisMax(
   // Lists term by term in query order, each term's in field order: the order scores are combined in.
   const lists: Cursor[] = [];
   const termStart = new Int32Array(terms.length + 1);
+  // BM25's length part by length code, one table per field (lengthNorms).
+  const norms = new Map<string, Float64Array>();
   terms.forEach((term, j) => {
     termStart[j] = lists.length;
     fields.forEach(({ field, boost }) => {
@@ -47,9 +49,11 @@ export function topDisMax(
       const { docCount, sumLength } = index.fieldStats(field);
       const avgdl = sumLength / docCount;
       const weight = boost * bm25Idf(docCount, list.df);
+      let table = norms.get(field);
+      if (!table) norms.set(field, (table = lengthNorms(k1, b, avgdl)));
       lists.push({
         units: list.units, freqs: list.freqs, length: list.length, blocks: (list.length + BLOCK - 1) >> BLOCK_SHIFT,
-        blockMaxFreq: list.blockMaxFreq, blockMinLength: list.blockMinLength, lengths, norms: lengthNorms(k1, b, avgdl),
+        blockMaxFreq: list.blockMaxFreq, blockMinLength: list.blockMinLength, lengths, norms: table,
         weight, avgdl, term: j, index: lists.length, pos: 0, next: 0, blk: 0, bound: 0, boundFreq: 0, boundLength: 0, needed: 0,
         maxFreq: list.maxFreq, minLength: list.minLength, global: bm25(weight, list.maxFreq, list.minLength, k1, b, avgdl),
       });
@@ -304,14 +308,14 @@ function windowScratch(): WindowScratch {
 
 /** Below this many postings in all the query's lists a search starts without seeds. */
 const SEED_MIN_POSTINGS = 4096;
-/** Seeds: at most this many postings of the shortest list. */
+/** Seeds: at most this many postings of the shortest lists. */
 const SEED_MAX = 8192;
 
 /**
- * Fills the heap from the units of the shortest list (of its blocks with the highest bounds when it is
- * long), each scored in full, and returns them ascending. Units that match several terms make the top k,
- * and they are in every list of those terms, the shortest too: the k-th best of the seeds is at once near
- * the final one, so the walk prunes from its first window on instead of raising its floor unit by unit.
+ * Fills the heap from the units of the shortest lists (of their blocks with the highest bounds when they
+ * are long), each scored in full, and returns them ascending. Units that match several terms make the top
+ * k, and they are in every list of those terms, the shortest too: the k-th best of the seeds is at once
+ * near the final one, so the walk prunes from its first window on instead of raising its floor unit by unit.
  */
 function seed(
   lists: Cursor[], termStart: Int32Array, scores: Float64Array, bm: Bm25Params, tie: number, heap: Heap, live: InvertedIndex | null, allow: ((unit: number) => boolean) | undefined,
@@ -320,20 +324,40 @@ function seed(
   let postings = 0;
   for (const c of lists) postings += c.length;
   if (postings < SEED_MIN_POSTINGS || lists.length < 2) return NO_SEEDS;
-  const shortest = lists.reduce((a, c) => (c.length < a.length ? c : a));
-  let chosen = Array.from({ length: shortest.blocks }, (_, i) => i);
-  if (shortest.length > SEED_MAX) {
-    const bounds = Float64Array.from(chosen, (blk) => bm25(shortest.weight, shortest.blockMaxFreq[blk], shortest.blockMinLength[blk], k1, b, shortest.avgdl));
-    chosen = chosen.sort((x, y) => bounds[y] - bounds[x]).slice(0, SEED_MAX >> BLOCK_SHIFT).sort((x, y) => x - y);
-  }
-  const seeds = new Int32Array(Math.min(shortest.length, chosen.length << BLOCK_SHIFT));
-  let n = 0;
-  for (const blk of chosen) {
-    for (let i = blk << BLOCK_SHIFT, end = Math.min(shortest.length, i + BLOCK); i < end; i++) {
-      const u = shortest.units[i];
-      if ((live && !live.isAlive(u)) || (allow && !allow(u))) continue;
-      seeds[n++] = u;
+  // The shortest lists whole, until they hold k postings (a rare word's fields: a common word's list
+  // would otherwise fill the heap first with scores far below the final k-th); a list longer than the
+  // postings left to take gives its blocks of the highest bounds.
+  const taken: Int32Array[] = [];
+  let budget = SEED_MAX;
+  let count = 0;
+  for (const c of lists.slice().sort((x, y) => x.length - y.length)) {
+    if (count >= heap.k || budget < BLOCK) break;
+    let chosen = Array.from({ length: c.blocks }, (_, i) => i);
+    if (c.length > budget) {
+      const bounds = Float64Array.from(chosen, (blk) => bm25(c.weight, c.blockMaxFreq[blk], c.blockMinLength[blk], k1, b, c.avgdl));
+      chosen = chosen.sort((x, y) => bounds[y] - bounds[x]).slice(0, budget >> BLOCK_SHIFT);
     }
+    for (const blk of chosen) {
+      const units = c.units.subarray(blk << BLOCK_SHIFT, Math.min(c.length, (blk + 1) << BLOCK_SHIFT));
+      taken.push(units);
+      count += units.length;
+      budget -= units.length;
+    }
+  }
+  // Ascending, each once, live and allowed.
+  const all = new Int32Array(count);
+  let at = 0;
+  for (const units of taken) {
+    all.set(units, at);
+    at += units.length;
+  }
+  all.sort();
+  const seeds = new Int32Array(count);
+  let n = 0;
+  for (let i = 0; i < count; i++) {
+    const u = all[i];
+    if ((i > 0 && u === all[i - 1]) || (live && !live.isAlive(u)) || (allow && !allow(u))) continue;
+    seeds[n++] = u;
   }
   // Each list sought from where the previous seed left it: seeds are ascending. The walk's cursors stay at 0.
   const from = new Int32Array(lists.length);
@@ -481,7 +505,7 @@ class Heap {
   private readonly scores: Float64Array;
   private size = 0;
 
-  constructor(private readonly k: number) {
+  constructor(readonly k: number) {
     this.units = new Int32Array(k);
     this.scores = new Float64Array(k);
   }
