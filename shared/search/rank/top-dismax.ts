@@ -88,6 +88,8 @@ export function topDisMax(
   let sourceCount = 0;
   /** Scores candidate `u` in full when it can still make the top k, and offers it to the heap. */
   const evaluate = (u: number): void => {
+    // A filter's verdict is one read: before any look-up.
+    if ((live && !live.isAlive(u)) || (allow && !allow(u))) return;
     scores.fill(0);
     for (let e = 0; e < sourceCount; e++) {
       const c = sources[e];
@@ -97,7 +99,6 @@ export function topDisMax(
     // What the non-essential lists can add: below[e] for those before e (DisMax of their bounds per term).
     const kth = heap.floor();
     if (known(scores, termStart, tie) + below[nonEssential] < kth) return;
-    if ((live && !live.isAlive(u)) || (allow && !allow(u))) return;
     // The non-essential lists, the highest bound first, while the unit can still make the top k.
     for (let e = nonEssential - 1; e >= 0; e--) {
       const c = byBound[e];
@@ -130,6 +131,8 @@ export function topDisMax(
         let i = c.next;
         for (; i < c.length && units[i] < we; i++) {
           const u = units[i];
+          // A unit the filter leaves out needs no score (the verdict is one read).
+          if (allow && !allow(u)) continue;
           const at = u - ws;
           const score = postingScore(weight, freqs[i], norms[lengths[u]]);
           if (freqs[i] >= needed) hits[at >> 5] |= 1 << (at & 31);
@@ -327,8 +330,8 @@ function seed(
   // The shortest lists whole, until they hold k postings (a rare word's fields: a common word's list
   // would otherwise fill the heap first with scores far below the final k-th); a list longer than the
   // postings left to take gives its blocks of the highest bounds.
-  const taken: Int32Array[] = [];
   let budget = SEED_MAX;
+  let all = new Int32Array(0);
   let count = 0;
   for (const c of lists.slice().sort((x, y) => x.length - y.length)) {
     if (count >= heap.k || budget < BLOCK) break;
@@ -337,28 +340,26 @@ function seed(
       const bounds = Float64Array.from(chosen, (blk) => bm25(c.weight, c.blockMaxFreq[blk], c.blockMinLength[blk], k1, b, c.avgdl));
       chosen = chosen.sort((x, y) => bounds[y] - bounds[x]).slice(0, budget >> BLOCK_SHIFT);
     }
+    const grown = new Int32Array(count + Math.min(c.length, chosen.length << BLOCK_SHIFT));
+    grown.set(all.subarray(0, count));
+    all = grown;
     for (const blk of chosen) {
-      const units = c.units.subarray(blk << BLOCK_SHIFT, Math.min(c.length, (blk + 1) << BLOCK_SHIFT));
-      taken.push(units);
-      count += units.length;
-      budget -= units.length;
+      for (let i = blk << BLOCK_SHIFT, end = Math.min(c.length, i + BLOCK); i < end; i++) {
+        budget--;
+        const u = c.units[i];
+        // Only units that may be answered count toward k (a filter may allow few).
+        if ((live && !live.isAlive(u)) || (allow && !allow(u))) continue;
+        all[count++] = u;
+      }
     }
+    // Units of several lists once, so `count` counts units.
+    all.subarray(0, count).sort();
+    let n = 0;
+    for (let i = 0; i < count; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i];
+    count = n;
   }
-  // Ascending, each once, live and allowed.
-  const all = new Int32Array(count);
-  let at = 0;
-  for (const units of taken) {
-    all.set(units, at);
-    at += units.length;
-  }
-  all.sort();
-  const seeds = new Int32Array(count);
-  let n = 0;
-  for (let i = 0; i < count; i++) {
-    const u = all[i];
-    if ((i > 0 && u === all[i - 1]) || (live && !live.isAlive(u)) || (allow && !allow(u))) continue;
-    seeds[n++] = u;
-  }
+  const seeds = all.subarray(0, count);
+  const n = count;
   // Each list sought from where the previous seed left it: seeds are ascending. The walk's cursors stay at 0.
   const from = new Int32Array(lists.length);
   for (let i = 0; i < n; i++) {
