@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scoreDisMax, scoreDisMaxDense, topK } from '../../shared/search/rank/dismax.js';
+import { SCORE_ALL_MAX } from '../../shared/search/rank/top-dismax.js';
 import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
 
@@ -82,9 +83,13 @@ describe('DisMax over BM25', () => {
 
     it('finds exactly the top k of the full scoring, with the same scores, while scoring fewer units', () => {
       let pruned = 0;
+      // Queries of few postings score them all (scoreAll), the others walk with bounds: both are checked.
+      let walked = 0;
       for (let q = 0; q < 300; q++) {
         // Up to 8 terms (16 lists): windows with many essential lists add them up term at a time.
         const terms = Array.from({ length: 1 + (q % 8) }, word);
+        const postings = terms.reduce((n, t) => n + fields.reduce((m, { field }) => m + (idx.postings(field, t)?.length ?? 0), 0), 0);
+        if (postings > SCORE_ALL_MAX) walked++;
         const k = [1, 10, 50][q % 3];
         const tie = q % 5 === 0 ? 0.3 : 0;
         const allow = q % 7 === 0 ? (u: number) => u % 2 === 0 : undefined;
@@ -98,6 +103,25 @@ describe('DisMax over BM25', () => {
       }
       // Common-plus-rare queries are what pruning is for: it must have cut most multi-term ones.
       expect(pruned).toBeGreaterThan(100);
+      expect(walked).toBeGreaterThan(50);
+    });
+
+    it('scores every posting of a query of few postings and keeps the same top k (scoreAll)', () => {
+      let all = 0;
+      for (let q = 0; q < 200; q++) {
+        // Words of the tail: lists of a few to a few hundred postings.
+        const terms = Array.from({ length: 1 + (q % 4) }, () => `w${5 + Math.floor(rand() * 200)}`);
+        const postings = terms.reduce((n, t) => n + fields.reduce((m, { field }) => m + (idx.postings(field, t)?.length ?? 0), 0), 0);
+        if (postings <= SCORE_ALL_MAX) all++;
+        const k = [1, 10, 50][q % 3];
+        const tie = q % 5 === 0 ? 0.3 : 0;
+        const allow = q % 7 === 0 ? (u: number) => u % 2 === 0 : undefined;
+        const full = top(terms, k, { tie, allow });
+        const fast = top(terms, k, { tie, allow, topK: k });
+        expect(fast.scores).toEqual(full.scores);
+        expect(fast.ids).toEqual(full.ids);
+      }
+      expect(all).toBeGreaterThan(150);
     });
 
     it('skips the blocks of a list that cannot lift a new unit into the top k, though the list as a whole could (block-max)', () => {

@@ -22,6 +22,9 @@ import { seek } from './seek.js';
  *   search) only while its score so far plus what they can add still reaches the k-th best. With many
  *   essential lists, a window adds their scores up term at a time first (accumulated).
  *
+ * A query of few postings (SCORE_ALL_MAX) has them all scored instead (scoreAll): there the set-up
+ * above cost more than the postings it spares.
+ *
  * Nothing the size of the index is read or written per posting (term-at-a-time scoring keeps a score per
  * unit: at a million sections, a trip to memory each). Each unit's score is summed term by term in query
  * order (per term its fields in query order, the best plus `tie` times the others), as full scoring sums
@@ -61,9 +64,15 @@ export function topDisMax(
   });
   termStart[terms.length] = lists.length;
   const n = lists.length;
+  const heap = new Heap(o.k);
+  let postings = 0;
+  for (const c of lists) postings += c.length;
+  if (postings <= SCORE_ALL_MAX) {
+    scoreAll(lists, termStart, tie, heap, live, allow, o.budget);
+    return heap.sorted();
+  }
   // The candidate's score in each list (0: not there, or not looked up yet).
   const scores = new Float64Array(n);
-  const heap = new Heap(o.k);
   // Lists by bound in the current window, ascending; the first `cut` are non-essential.
   const byBound: Cursor[] = lists.slice();
   // Per term, the largest and the sum of the bounds counted so far (see `below`).
@@ -72,6 +81,8 @@ export function topDisMax(
   // The essential lists of the window in the order they bring candidates; which of them come before.
   const sources: Cursor[] = [];
   const excluded = new Uint8Array(n);
+  // One term's essential lists (accumulated).
+  const termLists: Cursor[] = [];
   // below[i]: the most a unit can score in the i lists of lowest bound in the window (byBound order).
   const below = new Float64Array(n + 1);
   // Lists by their bound over the whole list, ascending: those of them that together stay below the
@@ -115,45 +126,14 @@ export function topDisMax(
    * unit taken once, not once per list it is in). Returns the candidates.
    */
   const accumulated = (ws: number, we: number): number => {
-    const { acc, best, rest, seen, touched, hits } = windowScratch();
+    const { acc, hits } = windowScratch();
     const length = we - ws;
     acc.fill(0, 0, length);
     hits.fill(0, 0, (length + 31) >> 5);
     for (let j = 0; j < terms.length; j++) {
       let fields = 0;
-      for (let e = 0; e < sourceCount; e++) if (sources[e].term === j) fields++;
-      if (fields === 0) continue;
-      let count = 0;
-      for (let e = 0; e < sourceCount; e++) {
-        const c = sources[e];
-        if (c.term !== j) continue;
-        const { units, freqs, norms, lengths, weight, needed } = c;
-        let i = c.next;
-        for (; i < c.length && units[i] < we; i++) {
-          const u = units[i];
-          // A unit the filter leaves out needs no score (the verdict is one read).
-          if (allow && !allow(u)) continue;
-          const at = u - ws;
-          const score = postingScore(weight, freqs[i], norms[lengths[u]]);
-          if (freqs[i] >= needed) hits[at >> 5] |= 1 << (at & 31);
-          if (fields === 1) acc[at] += score;
-          else if (!seen[at]) {
-            seen[at] = 1;
-            best[at] = score;
-            rest[at] = 0;
-            touched[count++] = at;
-          } else if (score > best[at]) {
-            rest[at] += best[at];
-            best[at] = score;
-          } else rest[at] += score;
-        }
-        c.next = i;
-      }
-      for (let t = 0; t < count; t++) {
-        const at = touched[t];
-        acc[at] += best[at] + tie * rest[at];
-        seen[at] = 0;
-      }
+      for (let e = 0; e < sourceCount; e++) if (sources[e].term === j) termLists[fields++] = sources[e];
+      if (fields > 0) addTerm(termLists, 0, fields, ws, we, allow, tie, acc, hits);
     }
     let candidates = 0;
     for (let w = 0, words = (length + 31) >> 5; w < words; w++) {
@@ -286,6 +266,102 @@ export function topDisMax(
 
 const BLOCK = 1 << BLOCK_SHIFT;
 
+/**
+ * Up to this many postings in the query's lists, every posting is scored (scoreAll): the bounds, windows
+ * and look-ups of the walk cost more than the postings they spare.
+ */
+export const SCORE_ALL_MAX = 4096;
+
+/**
+ * Scores every posting, term at a time in window buffers of ACC units (windows where no list has a
+ * posting are skipped), and offers every matched unit to the heap. A term's lists are added in query
+ * order, as `known` and full scoring add them: the same bits.
+ */
+function scoreAll(
+  lists: Cursor[], termStart: Int32Array, tie: number, heap: Heap, live: InvertedIndex | null,
+  allow: ((unit: number) => boolean) | undefined, budget: { spend(steps: number): void } | undefined,
+): void {
+  // Its own sums and hits, zero between windows: each window clears what it set, no more.
+  const { acc, hits } = (allScratch ??= { acc: new Float64Array(ACC), hits: new Int32Array(ACC >> 5) });
+  for (;;) {
+    let ws = 0x7fffffff;
+    for (const c of lists) if (c.next < c.length && c.units[c.next] < ws) ws = c.units[c.next];
+    if (ws === 0x7fffffff) return;
+    let last = 0;
+    let postings = 0;
+    for (let j = 0; j + 1 < termStart.length; j++) {
+      const from = termStart[j];
+      const fields = termStart[j + 1] - from;
+      for (let l = 0; l < fields; l++) postings -= lists[from + l].next;
+      last = Math.max(last, addTerm(lists, from, from + fields, ws, ws + ACC, allow, tie, acc, hits));
+      for (let l = 0; l < fields; l++) postings += lists[from + l].next;
+    }
+    if (budget) budget.spend(postings);
+    for (let w = 0, words = (last >> 5) + 1; w < words; w++) {
+      let bits = hits[w];
+      hits[w] = 0;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        const at = (w << 5) + 31 - Math.clz32(low);
+        const score = acc[at];
+        acc[at] = 0;
+        const u = ws + at;
+        if (live && !live.isAlive(u)) continue;
+        heap.offer(u, score);
+      }
+    }
+  }
+}
+
+/**
+ * Adds the postings in [ws, we) of one term's lists (`lists[from .. to)`, each from its `next`, which
+ * moves past them) to `acc`, by unit - ws: per unit the best list's score plus `tie` times the others',
+ * taken in the order given (query order: the same bits as `known`). Marks in `hits` the units at a
+ * frequency of at least a list's `needed`; a unit the filter leaves out is neither summed nor marked.
+ * Returns the highest offset added to.
+ */
+function addTerm(
+  lists: Cursor[], from: number, to: number, ws: number, we: number, allow: ((unit: number) => boolean) | undefined, tie: number,
+  acc: Float64Array, hits: Int32Array,
+): number {
+  const { best, rest, seen, touched } = windowScratch();
+  let count = 0;
+  let last = 0;
+  const single = to - from === 1;
+  for (let e = from; e < to; e++) {
+    const c = lists[e];
+    const { units, freqs, norms, lengths, weight, needed } = c;
+    let i = c.next;
+    for (; i < c.length && units[i] < we; i++) {
+      const u = units[i];
+      // A unit the filter leaves out needs no score (the verdict is one read).
+      if (allow && !allow(u)) continue;
+      const at = u - ws;
+      const score = postingScore(weight, freqs[i], norms[lengths[u]]);
+      if (freqs[i] >= needed) hits[at >> 5] |= 1 << (at & 31);
+      if (at > last) last = at;
+      if (single) acc[at] += score;
+      else if (!seen[at]) {
+        seen[at] = 1;
+        best[at] = score;
+        rest[at] = 0;
+        touched[count++] = at;
+      } else if (score > best[at]) {
+        rest[at] += best[at];
+        best[at] = score;
+      } else rest[at] += score;
+    }
+    c.next = i;
+  }
+  for (let t = 0; t < count; t++) {
+    const at = touched[t];
+    acc[at] += best[at] + tie * rest[at];
+    seen[at] = 0;
+  }
+  return last;
+}
+
 /** Windows span at most this many units (the buffers of `accumulated`). */
 const ACC = 4096;
 /** From this many essential lists on, a window adds their scores up term at a time (`accumulated`). */
@@ -300,6 +376,7 @@ interface WindowScratch {
   hits: Int32Array;
 }
 let scratch: WindowScratch | null = null;
+let allScratch: { acc: Float64Array; hits: Int32Array } | null = null;
 
 /** The window buffers, reused from query to query (scoring is synchronous; each window clears what it uses). */
 function windowScratch(): WindowScratch {
@@ -312,7 +389,7 @@ function windowScratch(): WindowScratch {
 /** Below this many postings in all the query's lists a search starts without seeds. */
 const SEED_MIN_POSTINGS = 4096;
 /** Seeds: at most this many postings of the shortest lists. */
-const SEED_MAX = 8192;
+const SEED_MAX = 1024;
 
 /**
  * Fills the heap from the units of the shortest lists (of their blocks with the highest bounds when they
@@ -551,8 +628,19 @@ class Heap {
 
   /** The kept units, ascending, with their scores in parallel. */
   sorted(): { units: Int32Array; scores: Float64Array } {
-    const order = Array.from({ length: this.size }, (_, i) => i).sort((x, y) => this.units[x] - this.units[y]);
-    return { units: Int32Array.from(order, (i) => this.units[i]), scores: Float64Array.from(order, (i) => this.scores[i]) };
+    // Units are distinct: sorting unit * 2^bits + slot (exact in a double) sorts slots by unit, natively.
+    const bits = 32 - Math.clz32(this.size);
+    const keys = new Float64Array(this.size);
+    for (let i = 0; i < this.size; i++) keys[i] = this.units[i] * 2 ** bits + i;
+    keys.sort();
+    const units = new Int32Array(this.size);
+    const scores = new Float64Array(this.size);
+    for (let i = 0; i < this.size; i++) {
+      const slot = keys[i] % 2 ** bits;
+      units[i] = this.units[slot];
+      scores[i] = this.scores[slot];
+    }
+    return { units, scores };
   }
 }
 
