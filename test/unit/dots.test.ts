@@ -1,11 +1,30 @@
 // The vector leg's dot products: the native addon (native/dot) and the JavaScript fallback agree to the last bit.
 import { describe, expect, it } from 'vitest';
-import { dotsInJs, nativeDots } from '../../shared/search/vectors/dots.js';
+import { dots8InJs, dotsInJs, nativeDots, nativeDots8 } from '../../shared/search/vectors/dots.js';
 import { prng } from '../helpers/prng.js';
 
 describe('dot products', () => {
   it('the addon is built (npm ci builds it; without it vector scans are several times slower)', () => {
     expect(nativeDots).not.toBeNull();
+    expect(nativeDots8).not.toBeNull();
+  });
+
+  it('int8 codes: native and JavaScript give the same integer products, extremes included', () => {
+    const rand = prng(12);
+    for (const [dims, rows] of [[1, 1], [3, 5], [100, 127], [100, 128], [384, 9], [7, 0], [33, 17]]) {
+      const q = Int8Array.from({ length: dims }, () => Math.round(rand() * 254 - 127));
+      const data = Int8Array.from({ length: dims * rows + 3 }, () => Math.round(rand() * 254 - 127));
+      const a = new Int32Array(rows);
+      const b = new Int32Array(rows);
+      dots8InJs(q, data, dims, rows, a);
+      nativeDots8!(q, data, dims, rows, b);
+      expect(Array.from(b)).toEqual(Array.from(a));
+    }
+    const low = new Int8Array(384).fill(-128);
+    const out = new Int32Array(1);
+    nativeDots8!(low, low, 384, 1, out);
+    expect(out[0]).toBe(384 * 128 * 128);
+    expect(() => nativeDots8!(new Int8Array(4), new Int8Array(7), 4, 2, new Int32Array(2))).toThrow(TypeError);
   });
 
   it('native and JavaScript give the same scores, bit for bit, for any dims and row count', () => {

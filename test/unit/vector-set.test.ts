@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ANN_MIN_VECTORS, VectorSet } from '../../shared/search/vectors/vector-set.js';
+import { SnapshotReader, SnapshotWriter } from '../../shared/search/snapshot/snapshot-codec.js';
+import { ANN_MIN_VECTORS, VectorSet, type VectorSetSnapshot } from '../../shared/search/vectors/vector-set.js';
 import { prng } from '../helpers/prng.js';
 
 const DIMS = 32;
@@ -189,5 +190,51 @@ describe('VectorSet', () => {
     expect(streamed.trainingDue(true)).toBe(true);
     await streamed.trainInSteps(pause, true);
     for (const q of clustered(20, 150, 10)) expect(streamed.top(q, 20)).toEqual(once.top(q, 20));
+  });
+
+  it('scans int8 codes, then scores the best candidates again from the float vectors: the units and scores of the float scan, bit for bit', () => {
+    const n = ANN_MIN_VECTORS + 1000;
+    const vectors: (Float32Array | null)[] = clustered(n, 100, 21);
+    const set = new VectorSet();
+    vectors.forEach((v, u) => set.set(u, v!));
+    set.prepare();
+    // Below the ANN size again: every list is scanned, so the answer is the exact float scan's.
+    for (let u = 0; u < 1200; u++) {
+      set.delete(u);
+      vectors[u] = null;
+    }
+    // As the set computes it: unit-normalised in single precision, products in double, summed in order.
+    const normalised = (v: Float32Array) => {
+      let norm = 0;
+      for (const x of v) norm += x * x;
+      return Float32Array.from(v, (x) => x / (Math.sqrt(norm) || 1));
+    };
+    const rows = vectors.map((v) => v && normalised(v));
+    for (const q of clustered(30, 100, 22)) {
+      const qd = Float64Array.from(normalised(q));
+      const exact = rows
+        .map((v, u) => ({ unit: u, score: v ? v.reduce((d, x, i) => d + x * qd[i], 0) : -Infinity }))
+        .filter((x) => x.score > -Infinity)
+        .sort((a, b) => b.score - a.score || a.unit - b.unit)
+        .slice(0, 50);
+      expect(set.top(q, 50)).toEqual(exact);
+    }
+  });
+
+  it('restores a snapshot written before the int8 codes (computing them) with the same answers', async () => {
+    const vectors = clustered(ANN_MIN_VECTORS + 500, 100, 23);
+    const set = new VectorSet();
+    vectors.forEach((v, u) => set.set(u, v));
+    set.prepare();
+    const pause = async () => {};
+    const w = new SnapshotWriter();
+    const head = set.snapshot(w)!;
+    // As an older engine wrote it: lists without codes and scales.
+    const old = { ...head, ivf: { ...head.ivf!, lists: head.ivf!.lists.map(({ units, vectors: v }) => ({ units, vectors: v })) } };
+    for (const body of [head, old]) {
+      const r = await SnapshotReader.open(Buffer.concat(await w.encode(1, body, pause)), 1, pause);
+      const restored = VectorSet.restore(r, r.body as VectorSetSnapshot, {});
+      for (const q of clustered(10, 100, 24)) expect(restored.top(q, 20)).toEqual(set.top(q, 20));
+    }
   });
 });

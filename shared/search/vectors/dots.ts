@@ -40,8 +40,27 @@ export const dotsInJs: Dots = (q, data, dims, rows, out) => {
   }
 };
 
+/** out[j] = q . data[j * dims .. (j + 1) * dims) for j < rows, of int8 codes, in integers (exact in any order). */
+export type Dots8 = (q: Int8Array, data: Int8Array, dims: number, rows: number, out: Int32Array) => void;
+
+/** The JavaScript int8 dot products (small integers: exact, as the addon's are). */
+export const dots8InJs: Dots8 = (q, data, dims, rows, out) => {
+  for (let j = 0; j < rows; j++) {
+    const b = j * dims;
+    let d = 0;
+    for (let i = 0; i < dims; i++) d += data[b + i] * q[i];
+    out[j] = d;
+  }
+};
+
+const addon = loadAddon<{ dots: Dots; dots8?: Dots8 }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
+
 /** The addon's dot products (C, several times faster on the vector leg's scans), or null when it was not built. */
-export const nativeDots: Dots | null = loadAddon<{ dots: Dots }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'))?.dots ?? null;
+export const nativeDots: Dots | null = addon?.dots ?? null;
+/** The addon's int8 dot products (vectorised C), or null when it was not built (or built before it had them). */
+export const nativeDots8: Dots8 | null = addon?.dots8 ?? null;
 
 /** The dot products the vector structures use: the addon's when built, else JavaScript's (same answers). */
 export const dots: Dots = nativeDots ?? dotsInJs;
+/** The int8 dot products: the addon's when built, else JavaScript's (same answers). */
+export const dots8: Dots8 = nativeDots8 ?? dots8InJs;
