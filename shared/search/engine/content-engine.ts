@@ -498,14 +498,16 @@ export class ContentEngine {
         return null;
       }
       const state = IndexState.restore(index, r, body.state);
+      let completed = false;
       if (withVectors) {
         await this.memory?.dropIndex(index.uid);
-        if (this.memory && body.memory) this.memory.restore(index.uid, r, body.memory);
+        if (this.memory && body.memory) completed = this.memory.restore(index.uid, r, body.memory);
       }
       const restored = performance.now();
       // A damaged file restores into nonsense as easily as into an index: it is only used once its checksum matched.
       await r.verified;
-      this.snapshotAt.set(state, { seq: state.seq, at: Date.now() });
+      // A snapshot completed on restore (an older layout) is written again at the next pass, as one loaded from the store.
+      if (!completed) this.snapshotAt.set(state, { seq: state.seq, at: Date.now() });
       const ms = (from: number, to = performance.now()) => Math.round(to - from);
       // The phases a start waits for: opening the file, its head and header, rebuilding what is not a view, then what is left of the checksum.
       this.log?.info({

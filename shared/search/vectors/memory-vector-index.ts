@@ -89,9 +89,11 @@ export class MemoryVectorIndex implements FollowedVectorIndex {
     return this.indexes.get(index)?.snapshot(w) ?? null;
   }
 
-  /** Replaces the index's points with a snapshot's. */
-  restore(index: string, r: SnapshotReader, s: unknown): void {
-    this.indexes.set(index, IndexVectors.restore(r, s as IndexVectorsSnapshot));
+  /** Replaces the index's points with a snapshot's; true when its vector set was completed (VectorSet.restore). */
+  restore(index: string, r: SnapshotReader, s: unknown): boolean {
+    const ix = IndexVectors.restore(r, s as IndexVectorsSnapshot);
+    this.indexes.set(index, ix);
+    return ix.set.completedOnRestore;
   }
 
   /** Trains the index's IVF now if it is due, in one go. */

@@ -58,8 +58,11 @@ export interface FollowedVectorIndex extends VectorIndex {
   train(index: string, pause: () => Promise<void>, settled: boolean): Promise<void>;
   /** The index's points as blobs of `w` and a plain description (null when none, or not now: a training runs). */
   snapshot(index: string, w: SnapshotWriter): unknown;
-  /** Replaces the index's points with what `snapshot` described. */
-  restore(index: string, r: SnapshotReader, snapshot: unknown): void;
+  /**
+   * Replaces the index's points with what `snapshot` described. Returns whether the snapshot was of an
+   * older layout, completed on restore (worth writing again, so the next start need not redo it).
+   */
+  restore(index: string, r: SnapshotReader, snapshot: unknown): boolean;
 }
 
 /**
