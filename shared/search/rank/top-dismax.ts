@@ -288,15 +288,14 @@ function scoreAll(
     for (const c of lists) if (c.next < c.length && c.units[c.next] < ws) ws = c.units[c.next];
     if (ws === 0x7fffffff) return;
     let last = 0;
-    let postings = 0;
-    for (let j = 0; j + 1 < termStart.length; j++) {
-      const from = termStart[j];
-      const fields = termStart[j + 1] - from;
-      for (let l = 0; l < fields; l++) postings -= lists[from + l].next;
-      last = Math.max(last, addTerm(lists, from, from + fields, ws, ws + ACC, allow, tie, acc, hits));
-      for (let l = 0; l < fields; l++) postings += lists[from + l].next;
+    let before = 0;
+    for (const c of lists) before += c.next;
+    for (let j = 0; j + 1 < termStart.length; j++) last = Math.max(last, addTerm(lists, termStart[j], termStart[j + 1], ws, ws + ACC, allow, tie, acc, hits));
+    if (budget) {
+      let after = 0;
+      for (const c of lists) after += c.next;
+      budget.spend(after - before);
     }
-    if (budget) budget.spend(postings);
     for (let w = 0, words = (last >> 5) + 1; w < words; w++) {
       let bits = hits[w];
       hits[w] = 0;

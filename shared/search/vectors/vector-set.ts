@@ -421,18 +421,10 @@ class PostingVector {
   push(u: number, data: Float32Array, offset: number): number {
     if (this.length === this.units.length) {
       const rows = Math.max(64, this.length * 2);
-      const units = new Int32Array(rows);
-      units.set(this.units);
-      this.units = units;
-      const vectors = new Float32Array(rows * this.dims);
-      vectors.set(this.vectors);
-      this.vectors = vectors;
-      const codes = new Int8Array(rows * this.dims);
-      codes.set(this.codes);
-      this.codes = codes;
-      const scales = new Float32Array(rows);
-      scales.set(this.scales);
-      this.scales = scales;
+      this.units = withLength(this.units, rows);
+      this.vectors = withLength(this.vectors, rows * this.dims);
+      this.codes = withLength(this.codes, rows * this.dims);
+      this.scales = withLength(this.scales, rows);
     }
     this.units[this.length] = u;
     this.vectors.set(data.subarray(offset, offset + this.dims), this.length * this.dims);
@@ -464,6 +456,13 @@ class PostingVector {
     this.codes = this.codes.slice(0, size * this.dims);
     this.scales = this.scales.slice(0, size);
   }
+}
+
+/** A copy of `a` of `length` items (its own first, zeros after). */
+function withLength<T extends Int32Array | Float32Array | Int8Array>(a: T, length: number): T {
+  const next = new (a.constructor as new (length: number) => T)(length);
+  next.set(a);
+  return next;
 }
 
 /**
