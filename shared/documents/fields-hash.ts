@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** Canonical JSON (sorted keys) so the same content always hashes the same, whatever the key order. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)

@@ -60,6 +60,20 @@ export function sectionFeedContract(handle: () => StorageHandle, index: number, 
     expect((await drain(s, index + 1, 0)).map((c) => c.uid)).toEqual(['y']);
   });
 
+  it('tells a reader that just heard "nothing new" of a publish from another process at once, and of its own', async () => {
+    const h = handle();
+    const other = await h.open();
+    const reader = h.storage;
+    const seq = await reader.sections.lastChange(index);
+    for (let i = 0; i < 3; i++) expect(await reader.sections.changesSince(index, seq, 10)).toEqual([]);
+    await other.sections.publish(index, [item('from-other', 1)], MODEL);
+    expect((await reader.sections.changesSince(index, seq, 10)).map((c) => c.uid)).toEqual(['from-other']);
+    const after = await reader.sections.lastChange(index);
+    expect(await reader.sections.changesSince(index, after, 10)).toEqual([]);
+    await reader.sections.publish(index, [item('own', 1)], MODEL);
+    expect((await reader.sections.changesSince(index, after, 10)).map((c) => c.uid)).toEqual(['own']);
+  });
+
   it('never lets a reader polling during concurrent publishes from two hosts miss an entry', async () => {
     const h = handle();
     const hosts = [h.storage, await h.open()];
