@@ -28,7 +28,9 @@ export function spawnQuarry(o: {
   name: string; script: string; args?: string[]; cwd: string; env: NodeJS.ProcessEnv; readyText?: string; onLine?: (line: string) => void;
 }): QuarryChild {
   const loader = o.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const proc = spawn(process.execPath, ['--expose-gc', ...loader, '--import', probeImport, o.script, ...(o.args ?? [])], {
+  // BENCH_NODE_ARGS: extra node flags, e.g. '--cpu-prof --cpu-prof-dir=prof' (as for bench:push's processes).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...extra, '--expose-gc', ...loader, '--import', probeImport, o.script, ...(o.args ?? [])], {
     cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stopping = false;

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { TYPING_SETTLE_MS } from '../../api/services/event-recorder.js';
 import { closedLoop, send, sendJson, type PlannedRequest, type Target } from './http-load.js';
 import { cpuMeter, type Stack } from './processes.js';
 import type { Query } from './search-corpus.js';
@@ -187,17 +188,24 @@ export interface EventFigures {
 }
 
 /**
- * Reads the insights once events had time to be written (they are flushed every 200 ms): a short
- * count would mean the recorder dropped or lost searches under load.
+ * Reads the insights until they count every search answered, or until events had all the time they may
+ * take: each session's latest search is held TYPING_SETTLE_MS (a refinement typed next replaces it), then
+ * flushed within 200 ms. A short count after that means the recorder dropped or lost searches under load.
  */
-export async function recordedEvents(admin: Target, uid: string, tally: SearchTally, sessions: number, waitMs = 1000): Promise<EventFigures> {
-  await new Promise((r) => setTimeout(r, waitMs));
-  const i = await sendJson<{ searches: number; sessions: number; no_result_searches: number }>(
-    admin, 'GET', `/v1/admin/configurations/${encodeURIComponent(uid)}/insights?from=2000-01-01&to=2100-01-01`,
-  );
-  return {
-    recorded: i.searches, answered: tally.answered, equal: i.searches === tally.answered,
-    sessionsRecorded: i.sessions, sessionsExpected: Math.min(sessions, tally.answered),
-    noResultSearches: i.no_result_searches, waitedMs: waitMs,
-  };
+export async function recordedEvents(admin: Target, uid: string, tally: SearchTally, sessions: number, maxWaitMs = TYPING_SETTLE_MS + 2000): Promise<EventFigures> {
+  const start = performance.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 250));
+    const i = await sendJson<{ searches: number; sessions: number; no_result_searches: number }>(
+      admin, 'GET', `/v1/admin/configurations/${encodeURIComponent(uid)}/insights?from=2000-01-01&to=2100-01-01`,
+    );
+    const waitedMs = Math.round(performance.now() - start);
+    if (i.searches === tally.answered || waitedMs >= maxWaitMs) {
+      return {
+        recorded: i.searches, answered: tally.answered, equal: i.searches === tally.answered,
+        sessionsRecorded: i.sessions, sessionsExpected: Math.min(sessions, tally.answered),
+        noResultSearches: i.no_result_searches, waitedMs,
+      };
+    }
+  }
 }
