@@ -6,6 +6,7 @@
  * multiply-add (-ffp-contract=off), so both give the same scores to the last bit and the same answers.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <node_api.h>
 
 static int typed(napi_env env, napi_value v, napi_typedarray_type want, void **data, size_t *length) {
@@ -94,12 +95,131 @@ static napi_value dots8(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * dots8Lists(q: Int8Array, lists: Int8Array[], rows: Int32Array, dims, out: Int32Array): Promise<void>. The
+ * products of dots8 for several lists (rows[i] rows of lists[i], written one list after another into out),
+ * computed on a thread of libuv's pool: the search interface's keyword leg scores on the event loop meanwhile.
+ * The arrays are held by references until the promise settles; their memory never moves in V8, and the
+ * caller reads only rows that existed when it asked, which nothing rewrites.
+ */
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  napi_ref *refs;
+  size_t nrefs;
+  const int8_t *q;
+  const int8_t **lists;
+  int32_t *rows;
+  int32_t count, dims;
+  int32_t *out;
+} Lists8;
+
+static void lists8_execute(napi_env env, void *data) {
+  (void)env;
+  Lists8 *w = (Lists8 *)data;
+  int32_t *out = w->out;
+  for (int32_t i = 0; i < w->count; i++) {
+    dots8_rows(w->q, w->lists[i], w->dims, w->rows[i], out);
+    out += w->rows[i];
+  }
+}
+
+static void lists8_free(napi_env env, Lists8 *w) {
+  for (size_t i = 0; i < w->nrefs; i++) napi_delete_reference(env, w->refs[i]);
+  free(w->refs);
+  free(w->lists);
+  free(w->rows);
+  free(w);
+}
+
+static void lists8_complete(napi_env env, napi_status status, void *data) {
+  Lists8 *w = (Lists8 *)data;
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  if (status == napi_ok) napi_resolve_deferred(env, w->deferred, undefined);
+  else {
+    napi_value msg, err;
+    napi_create_string_utf8(env, "dots8Lists was cancelled", NAPI_AUTO_LENGTH, &msg);
+    napi_create_error(env, NULL, msg, &err);
+    napi_reject_deferred(env, w->deferred, err);
+  }
+  napi_delete_async_work(env, w->work);
+  lists8_free(env, w);
+}
+
+static napi_value dots8_lists(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  const int8_t *q;
+  const int32_t *rows;
+  int32_t *out;
+  size_t ql, rl, ol;
+  int32_t dims;
+  uint32_t count = 0;
+  bool is_array = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5
+      || !typed(env, argv[0], napi_int8_array, (void **)&q, &ql)
+      || napi_is_array(env, argv[1], &is_array) != napi_ok || !is_array || napi_get_array_length(env, argv[1], &count) != napi_ok
+      || !typed(env, argv[2], napi_int32_array, (void **)&rows, &rl)
+      || napi_get_value_int32(env, argv[3], &dims) != napi_ok
+      || !typed(env, argv[4], napi_int32_array, (void **)&out, &ol)
+      || dims <= 0 || ql < (size_t)dims || rl < count) {
+    napi_throw_type_error(env, NULL, "dots8Lists(q: Int8Array, lists: Int8Array[], rows: Int32Array, dims, out: Int32Array)");
+    return NULL;
+  }
+  Lists8 *w = calloc(1, sizeof(Lists8));
+  w->lists = calloc(count ? count : 1, sizeof(int8_t *));
+  w->rows = calloc(count ? count : 1, sizeof(int32_t));
+  w->refs = calloc((size_t)count + 3, sizeof(napi_ref));
+  w->q = q;
+  w->out = out;
+  w->dims = dims;
+  w->count = (int32_t)count;
+  size_t total = 0;
+  int ok = w->lists && w->rows && w->refs;
+  for (uint32_t i = 0; ok && i < count; i++) {
+    napi_value list;
+    const int8_t *data;
+    size_t dl;
+    ok = napi_get_element(env, argv[1], i, &list) == napi_ok && typed(env, list, napi_int8_array, (void **)&data, &dl)
+      && rows[i] >= 0 && dl / (size_t)dims >= (size_t)rows[i]
+      && napi_create_reference(env, list, 1, &w->refs[w->nrefs]) == napi_ok;
+    if (ok) {
+      w->nrefs++;
+      w->lists[i] = data;
+      w->rows[i] = rows[i];
+      total += (size_t)rows[i];
+    }
+  }
+  ok = ok && total <= ol
+    && napi_create_reference(env, argv[0], 1, &w->refs[w->nrefs++]) == napi_ok
+    && napi_create_reference(env, argv[4], 1, &w->refs[w->nrefs++]) == napi_ok;
+  napi_value promise, name;
+  if (ok) {
+    ok = napi_create_promise(env, &w->deferred, &promise) == napi_ok
+      && napi_create_string_utf8(env, "quarry.dots8Lists", NAPI_AUTO_LENGTH, &name) == napi_ok
+      && napi_create_async_work(env, NULL, name, lists8_execute, lists8_complete, w, &w->work) == napi_ok;
+    if (ok && napi_queue_async_work(env, w->work) != napi_ok) {
+      napi_delete_async_work(env, w->work);
+      ok = 0;
+    }
+  }
+  if (!ok) {
+    lists8_free(env, w);
+    napi_throw_type_error(env, NULL, "dots8Lists: every list must hold its rows x dims codes, out the rows of all lists");
+    return NULL;
+  }
+  return promise;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   napi_create_function(env, "dots", NAPI_AUTO_LENGTH, dots, NULL, &fn);
   napi_set_named_property(env, exports, "dots", fn);
   napi_create_function(env, "dots8", NAPI_AUTO_LENGTH, dots8, NULL, &fn);
   napi_set_named_property(env, exports, "dots8", fn);
+  napi_create_function(env, "dots8Lists", NAPI_AUTO_LENGTH, dots8_lists, NULL, &fn);
+  napi_set_named_property(env, exports, "dots8Lists", fn);
   return exports;
 }
 

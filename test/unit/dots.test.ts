@@ -1,12 +1,39 @@
 // The vector leg's dot products: the native addon (native/dot) and the JavaScript fallback agree to the last bit.
 import { describe, expect, it } from 'vitest';
-import { dots8InJs, dotsInJs, nativeDots, nativeDots8 } from '../../shared/search/vectors/dots.js';
+import { dots8InJs, dotsInJs, nativeDots, nativeDots8, nativeDots8Lists } from '../../shared/search/vectors/dots.js';
 import { prng } from '../helpers/prng.js';
 
 describe('dot products', () => {
   it('the addon is built (npm ci builds it; without it vector scans are several times slower)', () => {
     expect(nativeDots).not.toBeNull();
     expect(nativeDots8).not.toBeNull();
+    expect(nativeDots8Lists).not.toBeNull();
+  });
+
+  it('int8 codes of several lists off the event loop: the products of each list, one list after another', async () => {
+    const rand = prng(13);
+    const dims = 100;
+    const q = Int8Array.from({ length: dims }, () => Math.round(rand() * 254 - 127));
+    const counts = [5, 0, 17, 1000, 1];
+    const lists = counts.map((rows) => Int8Array.from({ length: rows * dims + 7 }, () => Math.round(rand() * 254 - 127)));
+    const out = new Int32Array(counts.reduce((a, b) => a + b, 0) + 3).fill(-1);
+    let settled = false;
+    const pending = nativeDots8Lists!(q, lists, Int32Array.from(counts), dims, out).then(() => (settled = true));
+    // Not computed inside the call: the promise settles on a later turn.
+    expect(settled).toBe(false);
+    await pending;
+    const expected: number[] = [];
+    counts.forEach((rows, i) => {
+      const one = new Int32Array(rows);
+      dots8InJs(q, lists[i], dims, rows, one);
+      expected.push(...one);
+    });
+    expect(Array.from(out.subarray(0, expected.length))).toEqual(expected);
+    expect(Array.from(out.subarray(expected.length))).toEqual([-1, -1, -1]);
+    // More rows than a list holds, or than out has room for: refused before anything runs.
+    expect(() => nativeDots8Lists!(q, lists, Int32Array.from([6, 0, 17, 1000, 1]), dims, out)).toThrow(TypeError);
+    expect(() => nativeDots8Lists!(q, lists, Int32Array.from(counts), dims, new Int32Array(10))).toThrow(TypeError);
+    expect(() => nativeDots8Lists!(q, [new Float32Array(dims) as unknown as Int8Array], Int32Array.from([1]), dims, out)).toThrow(TypeError);
   });
 
   it('int8 codes: native and JavaScript give the same integer products, extremes included', () => {

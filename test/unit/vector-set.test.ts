@@ -221,6 +221,28 @@ describe('VectorSet', () => {
     }
   });
 
+  it('answers off the event loop (topAsync) exactly as top does, and survives changes made while it waits', async () => {
+    const vectors = clustered(ANN_MIN_VECTORS * 2, 60, 31);
+    const set = new VectorSet();
+    vectors.forEach((v, u) => set.set(u, v));
+    set.prepare();
+    const queries = clustered(40, 60, 32);
+    for (const q of queries) expect(await set.topAsync(q, 50)).toEqual(set.top(q, 50));
+    const allow = (u: number) => u % 3 !== 0;
+    expect(await set.topAsync(queries[0], 20, allow)).toEqual(set.top(queries[0], 20, allow));
+    // Units deleted, set again and added while the products are computed: no error, no deleted unit, and
+    // every score is the unit's current one.
+    const pending = queries.slice(0, 10).map((q) => set.topAsync(q, 50));
+    for (let u = 0; u < 300; u++) set.delete(u);
+    for (let u = 300; u < 400; u++) set.set(u, vectors[u + 1000]);
+    for (let u = vectors.length; u < vectors.length + 200; u++) set.set(u, vectors[u - vectors.length]);
+    for (const hits of await Promise.all(pending)) {
+      expect(hits.length).toBe(50);
+      for (const h of hits) expect(h.unit).toBeGreaterThanOrEqual(300);
+    }
+    for (const q of queries.slice(10)) expect(await set.topAsync(q, 50)).toEqual(set.top(q, 50));
+  });
+
   it('restores a snapshot written before the int8 codes (computing them) with the same answers', async () => {
     const vectors = clustered(ANN_MIN_VECTORS + 500, 100, 23);
     const set = new VectorSet();

@@ -230,6 +230,7 @@ export function tokenize(text: string): string[] {
 export class GloveEmbedder implements Embedder {
   readonly id = GLOVE_ID;
   readonly dimensions = DIM;
+  readonly inline = true;
   // Scratch reused across texts; safe because embedOne is synchronous.
   private readonly acc = new Float64Array(DIM);
 

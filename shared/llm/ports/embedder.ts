@@ -12,6 +12,11 @@ export interface Embedder {
    * its own, where batches wait on the provider without holding up sectioning and publishing.
    */
   readonly remote?: boolean;
+  /**
+   * True when a short text is embedded on the calling thread before `embed` returns (GloVe): a search then
+   * has its query vector before it scores its keyword leg, and can scan for vectors off the event loop meanwhile.
+   */
+  readonly inline?: boolean;
   /** One L2-normalised vector per input text, same order. Empty or unknown-word text gives a zero vector (all zeros), never NaN. */
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
   close?(): Promise<void>;

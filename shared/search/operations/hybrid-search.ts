@@ -101,7 +101,12 @@ export class HybridSearch {
   async rank(settings: FusionSettings, targets: SearchedIndex[], req: { retrieval: Retrieval; query: string }, normalized: string, count: number): Promise<HybridHit[]> {
     if (count <= 0 || targets.length === 0) return [];
     const budget = this.engine.budget();
-    // Both legs run at once (the keyword leg of a loaded copy is computed right here, before any await).
+    // Both legs at once. An inline embedder (GloVe) gives the query vector at once: the vector leg then
+    // starts first, its lists' products computed off the event loop (native addon) while the keyword leg
+    // of a loaded copy scores right here. Any other embedder's vector takes a while (a round trip, a model
+    // run on threads of its own): the keyword leg scores while it is on its way.
+    const vectorFirst = req.retrieval !== 'keyword' && this.embedder?.inline === true;
+    const vectorStarted = vectorFirst ? (await this.startedVectorLeg(targets, req.query)).ranking : null;
     const keywordRanking = req.retrieval === 'vector' ? Promise.resolve([]) : this.safelyAsync('keyword', () => this.keywordLeg(targets, req.query, budget));
     // The click statistics are read while the legs rank; without them the ranking is still an answer.
     const clicks = this.events.clickEvidence(settings.configurationUid, normalized).then(
@@ -111,7 +116,7 @@ export class HybridSearch {
         return new Map<string, number>();
       },
     );
-    const vector = req.retrieval === 'keyword' ? [] : await this.vectorLeg(targets, req.query);
+    const vector = req.retrieval === 'keyword' ? [] : await (vectorStarted ?? this.vectorLeg(targets, req.query));
     const keyword = await keywordRanking;
     const weights = [settings.keywordWeight, 1 - settings.keywordWeight];
     const fused = settings.fusion === 'weighted' ? weightedFusion([keyword, vector], weights) : reciprocalRankFusion([keyword, vector], weights);
@@ -212,7 +217,17 @@ export class HybridSearch {
     return top.map((h) => ({ key: externalKey(s, h), score: h.score + PAGE_WEIGHT * (pages.get(h.uid) ?? 0) }));
   }
 
-  private async vectorLeg(targets: SearchedIndex[], query: string): Promise<Ranking> {
+  /** Starts the vector leg; resolves once its scans are under way (or it has ended), with the ranking to come. */
+  private startedVectorLeg(targets: SearchedIndex[], query: string): Promise<{ ranking: Promise<Ranking> }> {
+    return new Promise((started) => {
+      // Called only after the leg's first await, so `ranking` is set by then.
+      const ranking: Promise<Ranking> = this.vectorLeg(targets, query, () => started({ ranking }));
+      const ended = () => started({ ranking });
+      ranking.then(ended, ended);
+    });
+  }
+
+  private async vectorLeg(targets: SearchedIndex[], query: string, onScanning?: () => void): Promise<Ranking> {
     if (!this.embedder || !targets.some((t) => !t.state || this.engine.hasVectors(t.state))) return [];
     let vector: Float32Array;
     try {
@@ -225,10 +240,13 @@ export class HybridSearch {
     }
     const all: Ranking = [];
     try {
-      const legs = await Promise.all(targets.map(async ({ index, state }, s) => {
+      const scans = Promise.all(targets.map(async ({ index, state }, s) => {
         if (state) return (await this.engine.vectorTop(state, vector, CANDIDATES)).map(({ unit, score }) => ({ key: `${s}:${unit}`, score }));
         return (await this.external!.vectors.search(index.uid, vector, CANDIDATES)).map((h) => ({ key: externalKey(s, h), score: h.score }));
       }));
+      // Each scan has been handed its lists by now (the calls above run up to the off-thread products).
+      onScanning?.();
+      const legs = await scans;
       // Cosine 0 or below says nothing in common (an all-unknown-words query embeds to zeros).
       for (const hits of legs) for (const h of hits) if (h.score > 0) all.push(h);
     } catch (err) {

@@ -53,12 +53,21 @@ export const dots8InJs: Dots8 = (q, data, dims, rows, out) => {
   }
 };
 
-const addon = loadAddon<{ dots: Dots; dots8?: Dots8 }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
+/**
+ * dots8 over several lists, rows[i] rows of lists[i], written one list after another into out, on a thread of
+ * libuv's pool: the promise settles once out holds them all. The lists must not lose rows meanwhile.
+ */
+export type Dots8Lists = (q: Int8Array, lists: Int8Array[], rows: Int32Array, dims: number, out: Int32Array) => Promise<void>;
+
+const addon = loadAddon<{ dots: Dots; dots8?: Dots8; dots8Lists?: Dots8Lists }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
 
 /** The addon's dot products (C, several times faster on the vector leg's scans), or null when it was not built. */
 export const nativeDots: Dots | null = addon?.dots ?? null;
 /** The addon's int8 dot products (vectorised C), or null when it was not built (or built before it had them). */
 export const nativeDots8: Dots8 | null = addon?.dots8 ?? null;
+
+/** The addon's int8 products off the event loop, or null without the addon (scans then run on the event loop). */
+export const nativeDots8Lists: Dots8Lists | null = addon?.dots8Lists ?? null;
 
 /** The dot products the vector structures use: the addon's when built, else JavaScript's (same answers). */
 export const dots: Dots = nativeDots ?? dotsInJs;

@@ -236,9 +236,10 @@ class IndexVectors {
     } else this.docs.set(uid, head);
   }
 
-  search(vector: Float32Array, limit: number, filter: VectorFilter | undefined): VectorHit[] {
+  async search(vector: Float32Array, limit: number, filter: VectorFilter | undefined): Promise<VectorHit[]> {
     const allow = filter ? this.postings.matcher(filter, this.uidOf.length) : undefined;
-    return this.set.top(vector, limit, allow).map(({ unit, score }) => ({
+    // Off the event loop where the addon is built; units are read after, as they are then.
+    return (await this.set.topAsync(vector, limit, allow)).map(({ unit, score }) => ({
       uid: this.uidOf[unit],
       version: this.versionOf[unit],
       ord: this.ordOf[unit],

@@ -1,4 +1,4 @@
-import { dots, dots8 } from './dots.js';
+import { dots, dots8, nativeDots8Lists } from './dots.js';
 import { sortInSteps } from './sort-in-steps.js';
 import { topUnits } from '../rank/top-units.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
@@ -181,39 +181,79 @@ export class VectorSet {
 
   /** The k units most similar to `query`, best first, with their cosine similarity. */
   top(query: Float32Array, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
-    if (this.count === 0 || query.length !== this.dims || k <= 0) return [];
+    const plan = this.plan(query, k);
+    if (!plan) return [];
+    if (!plan.lists) {
+      const heap = new TopK(k);
+      this.scan(plan.qd, heap, allow);
+      return heap.sorted();
+    }
+    const candidates = new TopK(k * RESCORE);
+    for (const list of plan.lists) {
+      const rows = rowsOf(list, this.dims);
+      const out = intsFor(rows);
+      dots8(plan.q8, list.codes, this.dims, rows, out);
+      this.takeCodes(out, rows, list, candidates, allow);
+    }
+    return this.rescored(plan, candidates, k);
+  }
+
+  /**
+   * `top` with the lists' int8 products computed on a thread of libuv's pool (the native addon), so the
+   * event loop is free meanwhile: the search interface scores its keyword leg then. The same answers as
+   * `top` while nothing changes; a change made meanwhile is seen as after the search.
+   */
+  async topAsync(query: Float32Array, k: number, allow?: (unit: number) => boolean): Promise<{ unit: number; score: number }[]> {
+    const plan = this.plan(query, k);
+    if (!plan) return [];
+    if (!plan.lists || !nativeDots8Lists) return this.top(query, k, allow);
+    const { lists } = plan;
+    const rows = Int32Array.from(lists, (l) => rowsOf(l, this.dims));
+    const out = new Int32Array(rows.reduce((a, b) => a + b, 0));
+    // Rows are only ever added to a list (a deleted unit's row is marked -1, a trim keeps every row), so the
+    // rows counted now are still there, with the same codes, when the products come back.
+    await nativeDots8Lists(plan.q8, lists.map((l) => l.codes), rows, this.dims, out);
+    const candidates = new TopK(k * RESCORE);
+    for (let i = 0, at = 0; i < lists.length; at += rows[i], i++) this.takeCodes(out.subarray(at, at + rows[i]), rows[i], lists[i], candidates, allow);
+    return this.rescored(plan, candidates, k);
+  }
+
+  /** The query in double precision and int8, and the lists to scan (null: no lists yet, scan every vector); null when nothing can match. */
+  private plan(query: Float32Array, k: number): { qd: Float64Array; q8: Int8Array; ivf: Ivf | null; lists: PostingVector[] | null } | null {
+    if (this.count === 0 || query.length !== this.dims || k <= 0) return null;
     // In double precision once: every dot product of the search reads it.
     const qd = Float64Array.from(normalised(query));
     if (this.options.trainOnQuery ?? true) this.prepare();
-    const heap = new TopK(k);
     const ivf = this.ivf;
-    if (ivf) {
-      // The lists' int8 codes first (a quarter of the bytes, integer products), then the best
-      // candidates again from their float vectors: the scores are the exact scan's, bit for bit.
-      const candidates = new TopK(k * RESCORE);
-      const q8 = new Int8Array(this.dims);
-      quantize(qd, 0, this.dims, q8, 0);
-      // Shrunk below the ANN size since training: every list, which is an exact scan.
-      for (const list of ivf.probe(qd, this.count < ANN_MIN_VECTORS)) this.scanCodes(q8, list, candidates, allow);
-      for (let i = 0; i < candidates.size; i++) {
-        const u = candidates.units[i];
-        heap.push(u, dot(qd, ivf.lists[ivf.listOf[u]].vectors, ivf.rowOf[u] * this.dims));
-      }
-    } else {
-      this.scan(qd, heap, allow);
+    if (!ivf) return { qd, q8: new Int8Array(0), ivf: null, lists: null };
+    // The lists' int8 codes first (a quarter of the bytes, integer products), then the best candidates
+    // again from their float vectors: the scores are the exact scan's, bit for bit.
+    const q8 = new Int8Array(this.dims);
+    quantize(qd, 0, this.dims, q8, 0);
+    // Shrunk below the ANN size since training: every list, which is an exact scan.
+    return { qd, q8, ivf, lists: ivf.probe(qd, this.count < ANN_MIN_VECTORS) };
+  }
+
+  /** The k best of the candidates, scored again from their float vectors. */
+  private rescored(plan: { qd: Float64Array; ivf: Ivf | null }, candidates: TopK, k: number): { unit: number; score: number }[] {
+    const ivf = plan.ivf!;
+    const heap = new TopK(k);
+    for (let i = 0; i < candidates.size; i++) {
+      const u = candidates.units[i];
+      const list = ivf.listOf[u];
+      // Gone from the lists while an off-thread scan ran.
+      if (list < 0) continue;
+      heap.push(u, dot(plan.qd, ivf.lists[list].vectors, ivf.rowOf[u] * this.dims));
     }
     return heap.sorted();
   }
 
-  /** Scores into the heap the rows of `list` by their codes (approximately: the code product times the row's scale). */
-  private scanCodes(q8: Int8Array, list: PostingVector, heap: TopK, allow?: (unit: number) => boolean) {
-    const { present, dims } = this;
-    const rows = Math.min(list.length, Math.floor(list.codes.length / dims));
-    const out = intsFor(rows);
-    dots8(q8, list.codes, dims, rows, out);
+  /** Takes into the heap the rows of `list` by their code products (approximately: the product times the row's scale). */
+  private takeCodes(products: Int32Array, rows: number, list: PostingVector, heap: TopK, allow?: (unit: number) => boolean) {
+    const { present } = this;
     const { scales, units } = list;
     for (let j = 0; j < rows; j++) {
-      const score = out[j] * scales[j];
+      const score = products[j] * scales[j];
       if (!(score >= heap.threshold)) continue;
       const u = units[j];
       if (u < 0 || !present[u] || (allow && !allow(u))) continue;
@@ -352,6 +392,9 @@ let scores = new Float64Array(1024);
 let ints = new Int32Array(1024);
 
 /** Reused room for one run's int8 dot products. */
+/** A list's rows that have codes (all of them, but for a snapshot cut short). */
+const rowsOf = (list: PostingVector, dims: number) => Math.min(list.length, Math.floor(list.codes.length / dims));
+
 function intsFor(n: number): Int32Array {
   if (ints.length < n) ints = new Int32Array(Math.max(n, ints.length * 2));
   return ints;
