@@ -223,7 +223,8 @@ describe('VectorSet', () => {
 
   it('answers off the event loop (topAsync) exactly as top does, and survives changes made while it waits', async () => {
     const vectors = clustered(ANN_MIN_VECTORS * 2, 60, 31);
-    const set = new VectorSet();
+    // Every scan handed to a thread, however small (a server does so from OFF_THREAD_MIN_ROWS rows).
+    const set = new VectorSet({ offThreadMinRows: 0 });
     vectors.forEach((v, u) => set.set(u, v));
     set.prepare();
     const queries = clustered(40, 60, 32);

@@ -38,6 +38,8 @@ const PROBED_PER_ROOT = 32;
  * scan's whenever its top k are among the candidates (int8 rounding moves a score by ~1e-3).
  */
 const RESCORE = 3;
+/** Fewer rows than this to scan: their products are computed on the event loop, not handed to a thread. */
+export const OFF_THREAD_MIN_ROWS = 16_384;
 /** Growth since the last training that retrains a set nothing is arriving in (trainingDue). */
 const SETTLED_GROWTH = 1.25;
 /** Lists trimmed between two steps of a training (~128 rows each: a fraction of a ms). */
@@ -80,10 +82,11 @@ export class VectorSet {
 
   /**
    * `trainOnQuery`: a query that finds training due does it (else only prepare/trainInSteps do).
+   * `offThreadMinRows`: the fewest rows topAsync hands to a thread (default OFF_THREAD_MIN_ROWS).
    * `sampleOrder`: the order a training samples units in (default: unit id); an order by what the
    * units stand for makes the lists independent of the order the vectors arrived in.
    */
-  constructor(private readonly options: { trainOnQuery?: boolean; sampleOrder?: (a: number, b: number) => number } = {}) {}
+  constructor(private readonly options: { trainOnQuery?: boolean; sampleOrder?: (a: number, b: number) => number; offThreadMinRows?: number } = {}) {}
 
   set(unit: number, vector: Float32Array): void {
     if (this.dims === 0) this.dims = vector.length;
@@ -182,7 +185,33 @@ export class VectorSet {
   /** The k units most similar to `query`, best first, with their cosine similarity. */
   top(query: Float32Array, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
     const plan = this.plan(query, k);
+    return plan ? this.topNow(plan, k, allow) : [];
+  }
+
+  /**
+   * `top` with the lists' int8 products computed on a thread of libuv's pool (the native addon) when they
+   * are many, so the event loop is free meanwhile: the search interface scores its keyword leg then. The
+   * same answers as `top` while nothing changes; a change made meanwhile is seen as after the search.
+   */
+  async topAsync(query: Float32Array, k: number, allow?: (unit: number) => boolean): Promise<{ unit: number; score: number }[]> {
+    const plan = this.plan(query, k);
     if (!plan) return [];
+    const { lists } = plan;
+    const rows = lists ? Int32Array.from(lists, (l) => rowsOf(l, this.dims)) : null;
+    const total = rows ? rows.reduce((a, b) => a + b, 0) : 0;
+    // A hand-over costs more than a scan of a few thousand rows (bench:search at 100k, ~10,000 rows a query:
+    // no faster at one client, 648 -> 603 searches/s at 16).
+    if (!lists || !rows || !nativeDots8Lists || total < (this.options.offThreadMinRows ?? OFF_THREAD_MIN_ROWS)) return this.topNow(plan, k, allow);
+    const out = new Int32Array(total);
+    // Rows are only ever added to a list (a deleted unit's row is marked -1, a trim keeps every row), so the
+    // rows counted now are still there, with the same codes, when the products come back.
+    await nativeDots8Lists(plan.q8, lists.map((l) => l.codes), rows, this.dims, out);
+    const candidates = new TopK(k * RESCORE);
+    for (let i = 0, at = 0; i < lists.length; at += rows[i], i++) this.takeCodes(out.subarray(at, at + rows[i]), rows[i], lists[i], candidates, allow);
+    return this.rescored(plan, candidates, k);
+  }
+
+  private topNow(plan: Plan, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
     if (!plan.lists) {
       const heap = new TopK(k);
       this.scan(plan.qd, heap, allow);
@@ -198,28 +227,8 @@ export class VectorSet {
     return this.rescored(plan, candidates, k);
   }
 
-  /**
-   * `top` with the lists' int8 products computed on a thread of libuv's pool (the native addon), so the
-   * event loop is free meanwhile: the search interface scores its keyword leg then. The same answers as
-   * `top` while nothing changes; a change made meanwhile is seen as after the search.
-   */
-  async topAsync(query: Float32Array, k: number, allow?: (unit: number) => boolean): Promise<{ unit: number; score: number }[]> {
-    const plan = this.plan(query, k);
-    if (!plan) return [];
-    if (!plan.lists || !nativeDots8Lists) return this.top(query, k, allow);
-    const { lists } = plan;
-    const rows = Int32Array.from(lists, (l) => rowsOf(l, this.dims));
-    const out = new Int32Array(rows.reduce((a, b) => a + b, 0));
-    // Rows are only ever added to a list (a deleted unit's row is marked -1, a trim keeps every row), so the
-    // rows counted now are still there, with the same codes, when the products come back.
-    await nativeDots8Lists(plan.q8, lists.map((l) => l.codes), rows, this.dims, out);
-    const candidates = new TopK(k * RESCORE);
-    for (let i = 0, at = 0; i < lists.length; at += rows[i], i++) this.takeCodes(out.subarray(at, at + rows[i]), rows[i], lists[i], candidates, allow);
-    return this.rescored(plan, candidates, k);
-  }
-
   /** The query in double precision and int8, and the lists to scan (null: no lists yet, scan every vector); null when nothing can match. */
-  private plan(query: Float32Array, k: number): { qd: Float64Array; q8: Int8Array; ivf: Ivf | null; lists: PostingVector[] | null } | null {
+  private plan(query: Float32Array, k: number): Plan | null {
     if (this.count === 0 || query.length !== this.dims || k <= 0) return null;
     // In double precision once: every dot product of the search reads it.
     const qd = Float64Array.from(normalised(query));
@@ -235,7 +244,7 @@ export class VectorSet {
   }
 
   /** The k best of the candidates, scored again from their float vectors. */
-  private rescored(plan: { qd: Float64Array; ivf: Ivf | null }, candidates: TopK, k: number): { unit: number; score: number }[] {
+  private rescored(plan: Plan, candidates: TopK, k: number): { unit: number; score: number }[] {
     const ivf = plan.ivf!;
     const heap = new TopK(k);
     for (let i = 0; i < candidates.size; i++) {
@@ -392,6 +401,14 @@ let scores = new Float64Array(1024);
 let ints = new Int32Array(1024);
 
 /** Reused room for one run's int8 dot products. */
+/** A search's query (in double precision and int8) and the lists it scans; null lists: no lists yet, every vector is scanned. */
+interface Plan {
+  qd: Float64Array;
+  q8: Int8Array;
+  ivf: Ivf | null;
+  lists: PostingVector[] | null;
+}
+
 /** A list's rows that have codes (all of them, but for a snapshot cut short). */
 const rowsOf = (list: PostingVector, dims: number) => Math.min(list.length, Math.floor(list.codes.length / dims));
 
