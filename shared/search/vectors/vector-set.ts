@@ -196,12 +196,13 @@ export class VectorSet {
   async topAsync(query: Float32Array, k: number, allow?: (unit: number) => boolean): Promise<{ unit: number; score: number }[]> {
     const plan = this.plan(query, k);
     if (!plan) return [];
+    if (!plan.ivf || !nativeDots8Lists) return this.topNow(plan, k, allow);
     const { lists } = plan;
-    const rows = lists ? Int32Array.from(lists, (l) => rowsOf(l, this.dims)) : null;
-    const total = rows ? rows.reduce((a, b) => a + b, 0) : 0;
+    const rows = Int32Array.from(lists, (l) => rowsOf(l, this.dims));
+    const total = rows.reduce((a, b) => a + b, 0);
     // A hand-over costs more than a scan of a few thousand rows (bench:search at 100k, ~10,000 rows a query:
     // no faster at one client, 648 -> 603 searches/s at 16).
-    if (!lists || !rows || !nativeDots8Lists || total < (this.options.offThreadMinRows ?? OFF_THREAD_MIN_ROWS)) return this.topNow(plan, k, allow);
+    if (total < (this.options.offThreadMinRows ?? OFF_THREAD_MIN_ROWS)) return this.topNow(plan, k, allow);
     const out = new Int32Array(total);
     // Rows are only ever added to a list (a deleted unit's row is marked -1, a trim keeps every row), so the
     // rows counted now are still there, with the same codes, when the products come back.
@@ -212,7 +213,7 @@ export class VectorSet {
   }
 
   private topNow(plan: Plan, k: number, allow?: (unit: number) => boolean): { unit: number; score: number }[] {
-    if (!plan.lists) {
+    if (!plan.ivf) {
       const heap = new TopK(k);
       this.scan(plan.qd, heap, allow);
       return heap.sorted();
@@ -227,14 +228,14 @@ export class VectorSet {
     return this.rescored(plan, candidates, k);
   }
 
-  /** The query in double precision and int8, and the lists to scan (null: no lists yet, scan every vector); null when nothing can match. */
+  /** The query and, once the set is trained, the lists to scan (see Plan); null when nothing can match. */
   private plan(query: Float32Array, k: number): Plan | null {
     if (this.count === 0 || query.length !== this.dims || k <= 0) return null;
     // In double precision once: every dot product of the search reads it.
     const qd = Float64Array.from(normalised(query));
     if (this.options.trainOnQuery ?? true) this.prepare();
     const ivf = this.ivf;
-    if (!ivf) return { qd, q8: new Int8Array(0), ivf: null, lists: null };
+    if (!ivf) return { qd, ivf: null };
     // The lists' int8 codes first (a quarter of the bytes, integer products), then the best candidates
     // again from their float vectors: the scores are the exact scan's, bit for bit.
     const q8 = new Int8Array(this.dims);
@@ -244,8 +245,8 @@ export class VectorSet {
   }
 
   /** The k best of the candidates, scored again from their float vectors. */
-  private rescored(plan: Plan, candidates: TopK, k: number): { unit: number; score: number }[] {
-    const ivf = plan.ivf!;
+  private rescored(plan: Planned, candidates: TopK, k: number): { unit: number; score: number }[] {
+    const { ivf } = plan;
     const heap = new TopK(k);
     for (let i = 0; i < candidates.size; i++) {
       const u = candidates.units[i];
@@ -400,18 +401,14 @@ export class VectorSet {
 let scores = new Float64Array(1024);
 let ints = new Int32Array(1024);
 
-/** Reused room for one run's int8 dot products. */
-/** A search's query (in double precision and int8) and the lists it scans; null lists: no lists yet, every vector is scanned. */
-interface Plan {
-  qd: Float64Array;
-  q8: Int8Array;
-  ivf: Ivf | null;
-  lists: PostingVector[] | null;
-}
+/** A search's query in double precision, and with lists (a trained set) the query in int8 and the lists it scans; without, every vector is scanned. */
+type Plan = { qd: Float64Array; ivf: null } | Planned;
+type Planned = { qd: Float64Array; q8: Int8Array; ivf: Ivf; lists: PostingVector[] };
 
 /** A list's rows that have codes (all of them, but for a snapshot cut short). */
 const rowsOf = (list: PostingVector, dims: number) => Math.min(list.length, Math.floor(list.codes.length / dims));
 
+/** Reused room for one run's int8 dot products. */
 function intsFor(n: number): Int32Array {
   if (ints.length < n) ints = new Int32Array(Math.max(n, ints.length * 2));
   return ints;
