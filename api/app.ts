@@ -20,7 +20,9 @@ import { requireKey, requirePermission } from './middleware/auth.js';
 import { errorHandler, notFound } from './middleware/error-handler.js';
 import { rejectNulInUrl } from './middleware/reject-nul.js';
 import { hasBody, jsonBody, refuseUnread } from './middleware/json-body.js';
-import { httpMetrics } from './middleware/http-metrics.js';
+import { httpLatency, httpMetrics } from './middleware/http-metrics.js';
+import { directPush } from './routes/direct-push.js';
+import proxyAddr from 'proxy-addr';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi/openapi-document.js';
 import { adminRouter } from './routes/admin.js';
@@ -165,9 +167,10 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     subscriber.disconnect();
   };
 
+  const latency = httpLatency(registry);
   app.use(securityHeaders);
   app.use(requestLog(log));
-  app.use(httpMetrics(registry));
+  app.use(httpMetrics(latency));
   app.use(rejectNulInUrl);
   // No body is read before its route group's authentication or rate limit (docs/security.md): each group
   // mounts jsonBody after those, with a limit of its own.
@@ -179,6 +182,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const keyFailures = new KeyFailureLimiter(deps.redis, `${config.redis.prefix}:rl`, undefined,
     redisErrorLog(log, 'wrong-key limits counted per process: Redis unavailable'));
   const keyed = requireKey(auth, keyFailures, { sessions });
+  // The single-document PUT in its plain form is answered before the app routes (createHttpServer).
+  app.locals.direct = directPush({
+    push, auth, keyFailures, latency, log, maxBodyBytes: config.http.maxBodyBytes,
+    addressOf: (req) => proxyAddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean),
+  });
   app.use('/v2', requireKey(auth, keyFailures, { sessions, sessionsReadOnly: true }), pushBody);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
 

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Config } from '../shared/config/config.js';
 import { RAW_SECURITY_HEADERS } from './middleware/security-headers.js';
+import type { DirectRoute } from './routes/direct-push.js';
 
 /** Headers must be complete within this (or the request timeout, if shorter): a slow-loris of headers holds nothing long. */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -14,6 +15,8 @@ const HEADERS_TIMEOUT_MS = 20_000;
  */
 export function createHttpServer(app: Express, config: Config): Server {
   const requestTimeout = config.http.requestTimeoutMs;
+  // Routes answered before Express (api/routes/direct-push.ts), for the traffic that pays for every layer.
+  const direct = app.locals.direct as DirectRoute | undefined;
   const server = createServer(
     {
       requestTimeout,
@@ -21,7 +24,9 @@ export function createHttpServer(app: Express, config: Config): Server {
       // How often Node looks for expired requests (default 30 s): the cut-off comes this much late at most.
       connectionsCheckingInterval: Math.min(5000, Math.max(250, requestTimeout / 4)),
     },
-    app,
+    direct ? (req, res) => {
+      if (!direct(req, res)) app(req, res);
+    } : app,
   );
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
 import { AppError } from '../../shared/errors/app-error.js';
 import { storageFailure } from '../../shared/storage/storage-errors.js';
 import { hasBody } from './json-body.js';
@@ -37,12 +38,21 @@ function fromRouting(err: unknown): AppError | null {
   return new AppError('invalid_request', `Invalid request: the path segment '${value.slice(0, 100)}' is not percent-encoded UTF-8; encode identifiers with encodeURIComponent`);
 }
 
-/** The one place errors become responses: 4xx logged at info, 5xx at error; no internals leak. */
-export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+/**
+ * What a failure is told as (the spec's error), logged: 4xx at info, 5xx at error with the cause; no
+ * internals leak. Shared by the error handler and the push route Express does not route (direct-push.ts).
+ */
+export function answerableError(err: unknown, reqId: string, log: Logger | undefined): AppError {
   const appError = err instanceof AppError ? err : (fromParser(err as HttpParserError) ?? fromRouting(err) ?? storageFailure(err));
-  const e = appError ?? new AppError('internal', `Internal error; quote request id ${String(req.id)} when reporting it`);
-  if (e.status >= 500) req.log?.error({ reqId: req.id, err, ...(e.internal ? { internal: e.internal } : {}) }, 'request failed');
-  else req.log?.info({ reqId: req.id, error: e.kind, message: e.message, ...(e.internal ? { internal: e.internal } : {}) }, 'request rejected');
+  const e = appError ?? new AppError('internal', `Internal error; quote request id ${reqId} when reporting it`);
+  if (e.status >= 500) log?.error({ reqId, err, ...(e.internal ? { internal: e.internal } : {}) }, 'request failed');
+  else log?.info({ reqId, error: e.kind, message: e.message, ...(e.internal ? { internal: e.internal } : {}) }, 'request rejected');
+  return e;
+}
+
+/** The one place errors of routed requests become responses. */
+export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const e = answerableError(err, String(req.id), req.log);
   if (e.headers) res.set(e.headers);
   // A body never read (refused before its group's parser, or no route) is not read now either: close instead.
   if (!res.headersSent && hasBody(req) && !req.complete) res.set('Connection', 'close');

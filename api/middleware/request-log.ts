@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 
@@ -27,6 +28,25 @@ export function loggedUrl(url: string): string {
   return names.size ? `${url.slice(0, q)}?${[...names].join('&')}` : url.slice(0, q);
 }
 
+/** The caller's X-Request-Id when it is a sane token, else a new one. */
+export function requestIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+/** Logs the request's one line once its response is sent; built only when `info` is enabled. */
+export function logWhenDone(log: Logger, req: IncomingMessage, res: ServerResponse, id: string, url: string): void {
+  if (!log.isLevelEnabled('info')) return;
+  const start = process.hrtime.bigint();
+  res.once('finish', () => {
+    log.info({
+      reqId: id,
+      req: { method: req.method, url: loggedUrl(url), remoteAddress: req.socket.remoteAddress },
+      res: { statusCode: res.statusCode },
+      responseTime: Number(process.hrtime.bigint() - start) / 1e6,
+    }, 'request completed');
+  });
+}
+
 /**
  * Request ids and one log line per request. Measured on the push route, pino-http's per-request
  * child logger and serializers cost ~10% of throughput even with logging off; here every line names
@@ -34,22 +54,11 @@ export function loggedUrl(url: string): string {
  */
 export function requestLog(log: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    const id = requestIdOf(req.headers['x-request-id']);
     req.id = id;
     res.setHeader('X-Request-Id', id);
     req.log = log;
-    if (log.isLevelEnabled('info') && !QUIET.has(req.path)) {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        log.info({
-          reqId: id,
-          req: { method: req.method, url: loggedUrl(req.originalUrl), remoteAddress: req.socket.remoteAddress },
-          res: { statusCode: res.statusCode },
-          responseTime: Number(process.hrtime.bigint() - start) / 1e6,
-        }, 'request completed');
-      });
-    }
+    if (!QUIET.has(req.path)) logWhenDone(log, req, res, id, req.originalUrl);
     next();
   };
 }

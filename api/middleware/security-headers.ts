@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 
 const CSP = 'Content-Security-Policy';
@@ -27,7 +28,8 @@ const REFERRER = { name: 'Referrer-Policy', value: 'no-referrer' } as const;
 export const RAW_SECURITY_HEADERS = [...Object.entries(ALWAYS), [REFERRER.name, REFERRER.value], [CSP, API_POLICY]]
   .map(([k, v]) => `${k}: ${v}\r\n`).join('');
 
-function secure(res: Response): void {
+/** Settles the headers every response leaves with (see securityHeaders), on a routed response or a raw one. */
+export function secure(res: ServerResponse): void {
   // Sub-apps (bull-board's own Express app) and serve-static set or clear headers of their own after any
   // middleware of ours has run: the headers are settled here, when they are written.
   res.removeHeader('X-Powered-By');

@@ -10,6 +10,9 @@ import { sendAccepted } from './send-accepted.js';
 
 const docUid = (raw: unknown) => validate(documentUidSchema, raw, 'invalid_request');
 
+/** The single-document PUT, as its metric names it. */
+export const PUT_DOCUMENT_ROUTE = '/v2/indexes/:index_uid/documents/:document_uid';
+
 /** Document push, API.md section B, plus batch upsert, single-document read and index progress. */
 export function pushDocumentsRouter(push: PushService, maxBatch: number): Router {
   const r = Router();
@@ -21,7 +24,7 @@ export function pushDocumentsRouter(push: PushService, maxBatch: number): Router
     res.json({ documents: await push.list(index, q.limit, q['after-uid'] ?? null) });
   });
 
-  r.put(`${base}/documents/:document_uid`, requirePermission('write', 'index_uid'), async (req, res) => {
+  r.put(PUT_DOCUMENT_ROUTE, requirePermission('write', 'index_uid'), async (req, res) => {
     const uid = checkUid(String(req.params.document_uid));
     const index = await push.pushIndex(String(req.params.index_uid));
     const outcome = await push.upsert(index, uid, validate(pushDocumentSchema, req.body ?? {}, 'invalid_document'));
@@ -78,7 +81,7 @@ export function pushDocumentsRouter(push: PushService, maxBatch: number): Router
   return r;
 }
 
-function checkUid(raw: string): string {
+export function checkUid(raw: string): string {
   try {
     return docUid(raw);
   } catch {
