@@ -35,6 +35,7 @@ export function resultsTable({ accept, batch, paced }: Results, idleCpu: Record<
     ['Quarry PUT accepted: errors', `${quarry.errors} of ${quarry.requests}`, '0'],
     ['Quarry run CPU (% of one core)', cpu(quarry.cpuPct), ''],
     ['ratio Quarry / bare', String(accept.ratio), `>= ${BUDGETS.acceptRatio} (${verdict(accept.ratio >= BUDGETS.acceptRatio)})`],
+    ['accept path alone: service idle (step 3 absorbed) after', `${accept.alone.settledAfterS} s`, ''],
     ['accept path alone (worker stopped): requests/s, p50 / p99', `${accept.alone.run.rps}, ${ms(accept.alone.run.latencyMs.p50)} / ${ms(accept.alone.run.latencyMs.p99)}`, ''],
     ['accept path alone: CPU (% of one core)', cpu(accept.alone.run.cpuPct), ''],
     ['ratio accept path alone / bare', String(accept.alone.ratio), `>= ${BUDGETS.acceptRatio} (${verdict(accept.alone.ratio >= BUDGETS.acceptRatio)})`],
