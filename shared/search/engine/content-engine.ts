@@ -17,11 +17,15 @@ const LOAD_PAGE_DOCUMENTS = 5000;
 /** Documents whose fields are read in one query while loading or catching up. */
 const FIELDS_BATCH = 500;
 /**
- * Documents analysed between two turns of the event loop. The stores answer synchronously on SQLite, so
- * without these pauses catching up with a burst of tens of thousands of changes held every route of the
- * API for seconds (the chaos suite's /healthz probes waited 4-6 s after Redis came back).
+ * Longest run of documents analysed in one turn of the event loop. The stores answer synchronously on
+ * SQLite, so without these pauses catching up with a burst of tens of thousands of changes held every
+ * route of the API for seconds (the chaos suite's /healthz probes waited 4-6 s after Redis came back).
+ * A time, not a count: 100 documents a turn took ~35 ms on 2 busy cores, and an accepted PUT, which
+ * needs two or three turns, waited that long for each (bench:push, docs/pipeline.md).
  */
-const DOCS_PER_TURN = 100;
+const TURN_MS = 2;
+/** Changed documents read from the store at once while catching up. */
+const FOLLOW_PART = 100;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Pause between two passes of the background follower (startFollowing). */
@@ -608,12 +612,15 @@ export class ContentEngine {
         return;
       }
       const uids = [...new Set(changes.map((c) => c.uid))];
-      const byDoc = new Map<string, SectionView[]>(uids.map((u) => [u, []]));
-      for (let i = 0; i < uids.length; i += FIELDS_BATCH) {
-        const part = uids.slice(i, i + FIELDS_BATCH);
+      // Read and taken in parts, a turn of the event loop between them: a burst of 5,000 changes read at
+      // once held the loop for tens of milliseconds, beside the writes the API was accepting.
+      for (let i = 0; i < uids.length; i += FOLLOW_PART) {
+        const part = uids.slice(i, i + FOLLOW_PART);
+        const byDoc = new Map<string, SectionView[]>(part.map((u) => [u, []]));
+        if (i > 0) await nextTurn();
         for (const s of await this.storage.sections.sections(state.index.id, part, { vectors: this.memory !== null })) byDoc.get(s.uid)!.push(s);
+        await this.apply(state, byDoc);
       }
-      await this.apply(state, byDoc);
       state.seq = changes[changes.length - 1].seq;
       this.changedAt.set(state, performance.now());
     }
@@ -622,14 +629,18 @@ export class ContentEngine {
   /** Replaces these documents in memory (an empty section list removes one), with their current fields. */
   private async apply(state: IndexState, byDoc: Map<string, SectionView[]>): Promise<void> {
     const uids = [...byDoc.keys()];
+    let turnStarted = performance.now();
     for (let i = 0; i < uids.length; i += FIELDS_BATCH) {
       const part = uids.slice(i, i + FIELDS_BATCH);
       const [fields, withMetadata] = await Promise.all([
         this.storage.documents.fields(state.index.id, part),
         this.storage.documents.withMetadata(state.index.id, part),
       ]);
-      for (const [n, uid] of part.entries()) {
-        if (n % DOCS_PER_TURN === DOCS_PER_TURN - 1) await nextTurn();
+      for (const uid of part) {
+        if (performance.now() - turnStarted > TURN_MS) {
+          await nextTurn();
+          turnStarted = performance.now();
+        }
         const sections = byDoc.get(uid)!;
         state.setDocument(uid, sections, fields.get(uid) ?? null, withMetadata.has(uid));
         if (this.memory) await this.feedMemory(state, uid, sections);
