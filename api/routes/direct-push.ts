@@ -31,7 +31,8 @@ export interface DirectPushDeps {
 
 /**
  * Index and document uids without %-escapes, no query, no trailing slash: the form pushers send. Anything
- * else (escaped or over-long uids, the lower-case route variants Express also matches) is routed by the app.
+ * else (escaped or over-long uids, the other spellings Express also matches: any letter case, a trailing
+ * slash) is routed by the app.
  */
 const PATH = /^\/v2\/indexes\/([^/?#%]{1,64})\/documents\/([^/?#%]{1,512})$/;
 /** JSON in UTF-8, or no type at all (curl -d): the only bodies read here. Any other charset goes to body-parser. */
