@@ -15,6 +15,7 @@
  *   --phases embedded,postgres,stand-in,keyword-qdrant   which deployments run (keyword-qdrant: the keyword
  *                               leg and vectors in the stand-in, QUARRY_KEYWORD_INDEX=qdrant: API memory and first answer)
  *   --memory-extra-docs 15549   documents added afterwards for a second memory reading (0: none)
+ *   --corpus scifact            scifact (past 5,183 documents, numbered copies) or synthetic (bench:capacity's, no copies)
  *   --postgres-url postgres://postgres@127.0.0.1:5432/postgres   --redis-url redis://127.0.0.1:6379
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Cleanup, cpuMeter, machineInfo, writeResults } from './bench/processes.js';
 import { ensureServer } from './build-server.mjs';
-import { batchBodies, scaleCorpus, titleQueries } from './bench/scale-corpus.js';
+import { batchBodies, scaleCorpus, syntheticScaleCorpus, titleQueries } from './bench/scale-corpus.js';
 import { freshApiMemory, growPhase, indexPhase, searchPhase, type MemoryFigures, type PhaseContext } from './bench/scale-phases.js';
 import { Deployment } from './bench/scale-processes.js';
 import { interpretation, scaleTables } from './bench/scale-report.js';
@@ -38,7 +39,7 @@ const PHASES = ['embedded', 'postgres', 'stand-in', 'keyword-qdrant'] as const;
 type Phase = (typeof PHASES)[number];
 
 function settingsFromArgs() {
-  const names = ['docs', 'workers', 'worker-concurrency', 'batch-size', 'batch-parallel', 'apis', 'duration', 'warmup', 'concurrency', 'queries', 'stall', 'phases', 'postgres-url', 'redis-url', 'memory-extra-docs'];
+  const names = ['docs', 'workers', 'worker-concurrency', 'batch-size', 'batch-parallel', 'apis', 'duration', 'warmup', 'concurrency', 'queries', 'stall', 'phases', 'postgres-url', 'redis-url', 'memory-extra-docs', 'corpus'];
   const { values } = parseArgs({ options: Object.fromEntries(names.map((k) => [k, { type: 'string' as const }])), strict: true });
   const num = (k: string, d: number, min: number) => {
     const v = values[k] === undefined ? d : Number(values[k]);
@@ -54,8 +55,10 @@ function settingsFromArgs() {
     workerCounts, workerConcurrency: num('worker-concurrency', 4, 1), durationS: num('duration', 15, 1), warmupS: num('warmup', 3, 0),
     concurrency: num('concurrency', 16, 1), queries: num('queries', 2000, 1), stallS: num('stall', 120, 5),
   };
+  const corpus = values.corpus ?? 'scifact';
+  if (corpus !== 'scifact' && corpus !== 'synthetic') throw new Error('--corpus takes scifact or synthetic');
   return {
-    scale, phases, apis: num('apis', 2, 1), extraDocs: num('memory-extra-docs', 15_549, 0),
+    scale, phases, corpus, apis: num('apis', 2, 1), extraDocs: num('memory-extra-docs', 15_549, 0),
     postgresUrl: values['postgres-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     redisUrl: values['redis-url'] ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   };
@@ -87,9 +90,10 @@ async function main() {
 
     // The service's processes start from compiled JavaScript, built here when a source changed since.
     await ensureServer();
-    const corpus = scaleCorpus(root, o.scale.docs);
+    const documents = (n: number) => (o.corpus === 'synthetic' ? syntheticScaleCorpus(n) : scaleCorpus(root, n));
+    const corpus = documents(o.scale.docs);
     const bodies = batchBodies(corpus, o.scale.batchSize);
-    const extraBodies = batchBodies(scaleCorpus(root, o.scale.docs + o.extraDocs).slice(o.scale.docs), o.scale.batchSize);
+    const extraBodies = batchBodies(documents(o.scale.docs + o.extraDocs).slice(o.scale.docs), o.scale.batchSize);
     const queries = titleQueries(corpus, o.scale.queries);
     const database = `quarry_bench_scale_${runId}`;
     const databaseUrl = o.phases.some((p) => p !== 'embedded') ? await createDatabase(o.postgresUrl, database, cleanup) : null;
@@ -203,7 +207,7 @@ async function main() {
     writeResults(root, 'scale.json', {
       timestamp: new Date().toISOString(), machine, loadAvgAtEnd: os.loadavg().map((v) => Number(v.toFixed(2))),
       settings: {
-        ...o.scale, apis: o.apis, phases: o.phases, memoryExtraDocs: o.extraDocs, corpus: 'SciFact corpus.jsonl (title + abstract as one <p>)', embedder: 'glove (default)',
+        ...o.scale, apis: o.apis, phases: o.phases, memoryExtraDocs: o.extraDocs, corpus: o.corpus === 'synthetic' ? "bench:capacity's synthetic documents (SciFact's shape, Zipf English words, no copies)" : 'SciFact corpus.jsonl (title + abstract as one <p>; past 5,183 documents numbered copies)', embedder: 'glove (default)',
         workerCommand: `workers/main.ts --queues index,embed --concurrency ${o.scale.workerConcurrency}`,
         search: { content: 'POST /v1/content/search {boosting: "title content", limit: 10}', ui: 'GET /v1/ui/search (result_count 10, hybrid)', split: 'users split evenly over the APIs, each keeping to one' },
         postgres: 'machine server, a database of its own for the run, one schema per deployment; default pool size', redis: 'machine server, a prefix per deployment',
