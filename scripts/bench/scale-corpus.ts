@@ -23,9 +23,8 @@ export function scaleCorpus(root: string, docs: number): CorpusDoc[] {
 
 /**
  * `--corpus synthetic`: bench:capacity's documents (SciFact's shape in a Zipf vocabulary of English words),
- * none a copy of another. Past 5,183 documents the SciFact corpus is copies of the same abstracts, which
- * tie: a query's top ten are ten copies of one, and the Qdrant keyword leg's candidate widening (exact
- * DisMax) then needs 39 times the depth at 200k sections that a corpus without copies needs.
+ * none a copy of another. Past 5,183 documents the SciFact corpus is copies of the same abstracts, whose
+ * tied scores could make a search look costlier than a real site's (docs/scale-out.md measures both).
  */
 export function syntheticScaleCorpus(docs: number): CorpusDoc[] {
   const v = capacityVocabulary();
