@@ -182,10 +182,12 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const keyFailures = new KeyFailureLimiter(deps.redis, `${config.redis.prefix}:rl`, undefined,
     redisErrorLog(log, 'wrong-key limits counted per process: Redis unavailable'));
   const keyed = requireKey(auth, keyFailures, { sessions });
-  // The single-document PUT in its plain form is answered before the app routes (createHttpServer).
+  // The single-document PUT in its plain form is answered before the app routes (createHttpServer), with
+  // the client address `req.ip` gives (Express compiled 'trust proxy' when it was set, above).
+  const trusted = app.get('trust proxy fn') as (addr: string, i: number) => boolean;
   app.locals.direct = directPush({
     push, auth, keyFailures, latency, log, maxBodyBytes: config.http.maxBodyBytes,
-    addressOf: (req) => proxyAddr(req, app.get('trust proxy fn') as (addr: string, i: number) => boolean),
+    addressOf: (req) => proxyAddr(req, trusted),
   });
   app.use('/v2', requireKey(auth, keyFailures, { sessions, sessionsReadOnly: true }), pushBody);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
