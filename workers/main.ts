@@ -25,7 +25,7 @@ async function main() {
   const redis = connectRedis(config.redis.url, 'quarry-worker', (err) => log.warn({ err: err.message }, 'redis connection error'));
   const queues = createPipelineQueues({ connection: redis, prefix: config.redis.prefix, attempts: config.pipeline.attempts });
   // Concurrent jobs of this process share provider calls: fewer, fuller requests to an HTTP provider.
-  const embedder = createBatchingEmbedder(await createEmbedder(config.embeddings), { maxBatch: 256 });
+  const embedder = createBatchingEmbedder(await createEmbedder(config.embeddings, { bulk: true }), { maxBatch: 256 });
   const ctx = { storage, embedder, queues, log, batchSize: config.pipeline.batchSize };
 
   const reconciler = new Reconciler(storage, queues, redis, log, {

@@ -82,7 +82,7 @@ async function seed(dataDir: string, sections: number, say: (m: string) => void)
     const ui = await new ConfigurationService(storage).create(createConfigurationSchema.parse({
       variant: 'ui', name: 'bench:capacity', indexes: [CAPACITY_INDEX],
     }));
-    const embedder = await createEmbedder(config.embeddings);
+    const embedder = await createEmbedder(config.embeddings, { bulk: true });
     // The embedder runs in this process, so index jobs publish themselves and never hand a batch to the embed queue.
     const ctx: WorkerContext = { storage, embedder, queues: {} as PipelineQueues, log: pino({ level: 'warn' }), batchSize: SEED_BATCH };
     const vocab = capacityVocabulary();

@@ -19,14 +19,15 @@ export type EmbedderConfig =
 
 /**
  * Builds the configured provider. Async because every provider has startup
- * work: GloVe loads its table (~1.5 s, once per process), the HTTP provider
+ * work: GloVe maps its table (milliseconds; ~2 s the first time after an install), the HTTP provider
  * may probe the vector size, and ONNX loads and probes the model. Failing here
- * (not on the first document) surfaces bad configuration at boot.
+ * (not on the first document) surfaces bad configuration at boot. `bulk`: the process embeds
+ * documents by the thousand (a worker), not one query at a time (an API process).
  */
-export async function createEmbedder(config: EmbedderConfig): Promise<Embedder> {
+export async function createEmbedder(config: EmbedderConfig, options: { bulk?: boolean } = {}): Promise<Embedder> {
   switch (config.provider) {
     case 'glove':
-      return createGloveEmbedder();
+      return createGloveEmbedder(options);
     case 'openai': {
       const { provider: _provider, ...options } = config;
       return createOpenAiEmbedder(options);
