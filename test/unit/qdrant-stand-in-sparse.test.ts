@@ -229,6 +229,30 @@ describe('the Qdrant stand-in: named dense and sparse vectors, batch, prefetch, 
     standIn.violations.length = before;
   });
 
+  it('scores after many replacements and deletions as a collection written once with what is left (N, n and values)', async () => {
+    const make = (name: string) => send('PUT', `/collections/${name}`, { sparse_vectors: { s: { modifier: 'idf' } } });
+    const upsert = (name: string, points: { id: number; vector: { s: { indices: number[]; values: number[] } } }[]) =>
+      send('PUT', `/collections/${name}/points?wait=true`, { points });
+    const vectorOf = (id: number, round: number) => ({ s: { indices: [1, 2 + (id % 3), 10 + round], values: [1 + (id % 5), round + 1, 0.5] } });
+    expect((await make('churned')).status).toBe(200);
+    expect((await make('fresh')).status).toBe(200);
+    // Every point rewritten five times (its old postings entries removed each time), then every third one deleted.
+    for (let round = 0; round < 5; round++) {
+      expect((await upsert('churned', Array.from({ length: 60 }, (_, id) => ({ id, vector: vectorOf(id, round) })))).status).toBe(200);
+    }
+    const gone = Array.from({ length: 20 }, (_, k) => 3 * k);
+    expect((await send('POST', '/collections/churned/points/delete?wait=true', { points: gone })).status).toBe(200);
+    const left = Array.from({ length: 60 }, (_, id) => id).filter((id) => !gone.includes(id));
+    expect((await upsert('fresh', left.map((id) => ({ id, vector: vectorOf(id, 4) })))).status).toBe(200);
+    for (const q of [{ indices: [1], values: [1] }, { indices: [1, 3, 14], values: [1, 2, 1] }, { indices: [13], values: [1] }]) {
+      const [churned, fresh] = await Promise.all(['churned', 'fresh'].map((c) => query({ query: q, using: 's', limit: 60 }, c)));
+      expect(churned.map((h) => [h.id, h.score])).toEqual(fresh.map((h) => [h.id, h.score]));
+    }
+    // n of index 1 is the 40 points left, not the 300 entries ever written: IDF over what is stored.
+    const [one] = await query({ query: { indices: [1], values: [1] }, using: 's', limit: 1 }, 'churned');
+    expect(one.score).toBeCloseTo(5 * idf(40, 40), 12);
+  });
+
   it('answers Qdrant\'s errors for vectors the collection does not have or cannot take, and stores nothing of a refused batch', async () => {
     const count = async () => ((await send('POST', '/collections/hybrid/points/count', { exact: true })).body.result as { count: number }).count;
     const good = { id: 10, vector: { dense: [1, 1] } };
