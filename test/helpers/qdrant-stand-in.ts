@@ -362,6 +362,7 @@ interface Collection {
   sparseIndex: Map<string, SparsePostings>;
   /** Stored points by `ord`; a removed point leaves a hole, which the postings skip until they are compacted. */
   byOrd: (StoredPoint | undefined)[];
+  scratch?: SparseScratch;
   /** Points by payload value, per key a filter asked for: built on first use, then kept up to date. */
   payloadIndex?: Map<string, Map<string, Set<StoredPoint>>>;
 }
@@ -557,7 +558,8 @@ const HANDLERS: Record<string, Handler> = {
     const named = Object.fromEntries([...c.dense].map(([n, size]) => [n, { size, distance: 'Cosine' }]));
     const payloadSchema = Object.fromEntries(
       [...c.payloadSchema].map(([key, schema]) => {
-        const points = [...c.points.values()].filter((p) => p.payload[key] != null).length;
+        let points = 0;
+        for (const p of c.points.values()) if (p.payload[key] != null) points++;
         return [key, isObject(schema) ? { data_type: schema.type, params: schema, points } : { data_type: schema as string, points }];
       }),
     );
@@ -628,10 +630,9 @@ const HANDLERS: Record<string, Handler> = {
     const limit = (body.limit as number | undefined) ?? 10;
     // The `limit + 1` first points in id order (the last one is where the next page starts), picked in one
     // pass: a reconciler listing 200,000 points pages through them 1,000 at a time.
+    const points = [...c.points.values()];
     const first = search(
-      (function* () {
-        for (const p of c.points.values()) if (from === null || p.key >= from) yield [p, 0] as [StoredPoint, number];
-      })(),
+      { count: points.length, point: (k) => points[k], score: (k) => (from === null || points[k].key >= from ? 0 : null) },
       (p) => matches(body.filter as Schema | undefined, p), null, limit + 1,
     );
     const page = first.slice(0, limit).map(({ p }) => ({ id: p.id, ...withPayload(p, body.with_payload, true) }));
@@ -723,19 +724,51 @@ const byScore = (a: Hit, b: Hit) => b.score - a.score || (a.p.key < b.p.key ? -1
  * shares no index with a sparse query), or Reciprocal Rank Fusion of the prefetches.
  */
 type Scoring =
-  | { kind: 'vector'; score: (p: StoredPoint) => number | null; scored?: () => Iterable<[StoredPoint, number]> }
+  | { kind: 'vector'; score: (p: StoredPoint) => number | null; scored?: () => Visit }
   | { kind: 'fusion'; k: number; weights: number[] | null };
+
+/** The points a search visits and their scores, by position (no iterator step or tuple per point). */
+interface Visit {
+  count: number;
+  point: (k: number) => StoredPoint;
+  score: (k: number) => number | null;
+}
 
 /**
  * The points a search visits with their scores: those a has_id allows, or every point a sparse query's
  * postings reach (scored as the postings are walked), or else every point.
  */
-function* scoredPoints(c: Collection, scoring: Extract<Scoring, { kind: 'vector' }>, narrowed: StoredPoint[] | null): Iterable<[StoredPoint, number | null]> {
-  if (!narrowed && scoring.scored) {
-    yield* scoring.scored();
-    return;
+function scoredPoints(c: Collection, scoring: Extract<Scoring, { kind: 'vector' }>, narrowed: StoredPoint[] | null): Visit {
+  if (!narrowed && scoring.scored) return scoring.scored();
+  const points = narrowed ?? [...c.points.values()];
+  return { count: points.length, point: (k) => points[k], score: (k) => scoring.score(points[k]) };
+}
+
+/**
+ * Sums per point for a sparse query, kept by the collection and cleared where the last query wrote: a
+ * query reaching 100k of 400k points neither allocates nor zeroes 400k entries. A visit is used up
+ * before the next query on the collection starts (requests are answered one at a time).
+ */
+interface SparseScratch {
+  totals: Float64Array;
+  reached: Uint8Array;
+  touched: Int32Array;
+  count: number;
+}
+
+function sparseScratch(c: Collection): SparseScratch {
+  const size = c.byOrd.length;
+  let s = c.scratch;
+  if (!s || s.totals.length < size) {
+    const room = Math.max(1024, size * 2);
+    s = c.scratch = { totals: new Float64Array(room), reached: new Uint8Array(room), touched: new Int32Array(room), count: 0 };
   }
-  for (const p of narrowed ?? c.points.values()) yield [p, scoring.score(p)];
+  for (let k = 0; k < s.count; k++) {
+    s.totals[s.touched[k]] = 0;
+    s.reached[s.touched[k]] = 0;
+  }
+  s.count = 0;
+  return s;
 }
 
 /**
@@ -790,13 +823,16 @@ function prefetch(c: Collection, pf: Schema, outerFilter: Schema | undefined): H
 }
 
 /** Exact search: the `limit` best points that pass the filter and have the vector, best first. */
-function search(points: Iterable<[StoredPoint, number | null]>, keep: (p: StoredPoint) => boolean, threshold: number | null | undefined, limit: number): Hit[] {
+function search(visit: Visit, keep: (p: StoredPoint) => boolean, threshold: number | null | undefined, limit: number): Hit[] {
   // A heap of the best `limit` so far, the worst on top: a query reaching 20,000 points sorts 10, not 20,000.
   const heap: Hit[] = [];
   const worse = (i: number, j: number) => byScore(heap[i], heap[j]) > 0;
   const swap = (i: number, j: number) => ([heap[i], heap[j]] = [heap[j], heap[i]]);
-  for (const [p, s] of points) {
-    if (s === null || !keep(p)) continue;
+  for (let k = 0; k < visit.count; k++) {
+    const s = visit.score(k);
+    if (s === null) continue;
+    const p = visit.point(k);
+    if (!keep(p)) continue;
     // "Scores better than this threshold": Qdrant's Cosine and Dot keep score > threshold.
     if (threshold != null && s <= threshold) continue;
     const hit = { p, score: s };
@@ -858,7 +894,7 @@ function denseScorer(c: Collection, name: string, v: number[]): (p: StoredPoint)
  * some points lack the vector; `npm run qdrant:contract` checks the case against a real Qdrant. Qdrant walks an inverted
  * index, so a point sharing no non-zero index with the query is never a result, not even at score 0.
  */
-function sparseScorer(c: Collection, name: string, v: { indices: number[]; values: number[] }): { score: (p: StoredPoint) => number | null; scored: () => Iterable<[StoredPoint, number]> } {
+function sparseScorer(c: Collection, name: string, v: { indices: number[]; values: number[] }): { score: (p: StoredPoint) => number | null; scored: () => Visit } {
   checkSparse(v, 'query');
   if (c.dense.has(name)) throw wrongKind();
   const config = c.sparse.get(name);
@@ -872,23 +908,25 @@ function sparseScorer(c: Collection, name: string, v: { indices: number[]; value
     });
   }
   // The same sums as `score`, term by term in the query's order, for every point the postings reach.
-  const scored = function* (): Iterable<[StoredPoint, number]> {
-    const totals = new Float64Array(c.byOrd.length);
-    const reached = new Uint8Array(c.byOrd.length);
-    const touched: number[] = [];
+  const scored = (): Visit => {
+    const s = sparseScratch(c);
+    const { totals, reached, touched } = s;
+    const { byOrd } = c;
     for (const [i, w] of weights) {
       const list = postings.get(i);
-      for (let k = 0; list && k < list.length; k++) {
-        const ord = list.ords[k];
-        if (!c.byOrd[ord]) continue;
+      if (!list) continue;
+      const { ords, values, length } = list;
+      for (let k = 0; k < length; k++) {
+        const ord = ords[k];
+        if (!byOrd[ord]) continue;
         if (!reached[ord]) {
           reached[ord] = 1;
-          touched.push(ord);
+          touched[s.count++] = ord;
         }
-        totals[ord] += w * list.values[k];
+        totals[ord] += w * values[k];
       }
     }
-    for (const ord of touched) yield [c.byOrd[ord]!, totals[ord]];
+    return { count: s.count, point: (k) => byOrd[touched[k]]!, score: (k) => totals[touched[k]] };
   };
   const score = (p: StoredPoint) => {
     const s = p.sparse.get(name);
