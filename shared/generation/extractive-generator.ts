@@ -58,7 +58,8 @@ export interface SentenceSpan {
   end: number;
 }
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+// Made on first use: ICU's sentence rules took ~20 ms of every API process's start.
+let segmenter: Intl.Segmenter | undefined;
 
 /** Abbreviations after which a period does not end a sentence (lower-case, with their periods). */
 const ABBREVIATIONS = new Set([
@@ -124,7 +125,7 @@ export function sentenceSpans(text: string): SentenceSpan[] {
     const lineStart = line.index ?? 0;
     // The segmenter's sentences, cut further at lower-case sentence starts.
     const raw: SentenceSpan[] = [];
-    for (const seg of segmenter.segment(line[0])) {
+    for (const seg of (segmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' })).segment(line[0])) {
       const start = lineStart + seg.index;
       const cuts = [0, ...lowerCaseBreaks(seg.segment), seg.segment.length];
       for (let i = 0; i + 1 < cuts.length; i++) {
