@@ -10,7 +10,7 @@ import { JobMetrics } from '../shared/metrics/job-metrics.js';
 import { Authenticator } from '../shared/auth/api-keys.js';
 import { WebSessions } from '../shared/auth/web-sessions.js';
 import { newJobId } from '../shared/jobs/job-id.js';
-import { redisErrorLog } from '../shared/redis/connect-redis.js';
+import { redisErrorLog, redisReady } from '../shared/redis/connect-redis.js';
 import { collectAndReleaseMemory } from '../shared/native/mmap-addon.js';
 import type { Storage } from '../shared/storage/create-storage.js';
 import { requireKey, requirePermission } from './middleware/auth.js';
@@ -112,9 +112,14 @@ export async function closeApp(app: Express): Promise<void> {
   await (app.locals.close as (() => Promise<void>) | undefined)?.();
 }
 
+/** How long building the app waits for Redis to be ready before serving regardless. */
+const REDIS_READY_WAIT_MS = 3000;
+
 /** Builds the Express app without listening, so tests drive the real app over a real socket. */
 export async function buildApp(deps: AppDeps): Promise<Express> {
   const { config, storage, queues, log } = deps;
+  // Awaited at the end, so the connection is made while the rest is built (see redisReady).
+  const redisUp = redisReady(deps.redis, REDIS_READY_WAIT_MS);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.http.trustProxy);
@@ -237,6 +242,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   app.use(adminOperationsRouter({ storage, redis: deps.redis, queues: { ...queues, [GENERATION_QUEUE]: generationQueue, [CRAWL_QUEUE]: crawlQueue }, dashboard: config.http.dashboard }));
   app.use(notFound);
   app.use(errorHandler);
+  if (!(await redisUp)) log.warn({ waitedMs: REDIS_READY_WAIT_MS }, 'Redis is not ready: serving anyway (rate limits let requests through, queue writes wait, readiness says so)');
   return app;
 }
 

@@ -40,3 +40,23 @@ export function redisErrorLog(log: Logger, message: string, everyMs = 60_000): (
     log.warn({ err: err instanceof Error ? err.message : err }, message);
   };
 }
+
+/**
+ * Resolves once `redis` is ready, or after `withinMs` whatever its state (false then). An API process
+ * waits for it before it answers: the rate limits refuse to wait on a connection that is not ready and let
+ * requests through instead, so a process answering while it still connects would serve its first
+ * requests unlimited. A Redis that is down does not keep the API from starting.
+ */
+export function redisReady(redis: Redis, withinMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), withinMs);
+    redis.on('ready', onReady);
+  });
+}

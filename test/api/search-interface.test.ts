@@ -54,7 +54,8 @@ async function createConfig(variant: 'tool' | 'ui', extra: Record<string, unknow
 /** Every table's row count in the storage, plus the service's Redis keys: what "no trace" compares. */
 async function footprint() {
   const counts = await svc.tableCounts();
-  const keys = (await svc.redis.keys(`${svc.prefix}:*`)).filter((k) => !k.includes(':bull:') && !k.includes(':metrics:')).sort();
+  // BullMQ workers write `<queue>:stalled-check` on their own timer (every 30 s), whatever requests come: not a trace.
+  const keys = (await svc.redis.keys(`${svc.prefix}:*`)).filter((k) => !k.includes(':bull:') && !k.includes(':metrics:') && !k.endsWith(':stalled-check')).sort();
   // Values too: a rate-limit counter that moved would be a trace of the request.
   const values = await Promise.all(keys.map(async (k) => ((await svc.redis.type(k)) === 'string' ? svc.redis.get(k) : svc.redis.type(k))));
   return { counts, keys, values };
