@@ -106,6 +106,9 @@ it(`shows the first 1000 of ${N} conversations on insights, and the rest on Show
   expect(await tableRows(page, 'Conversations')).toHaveLength(1000);
   await page.getByRole('button', { name: 'Show more conversations' }).click();
   await page.getByRole('button', { name: 'Show more conversations' }).waitFor({ state: 'detached' });
+  // The button can go before the last page's rows are drawn (CI saw 1000 rows once): wait for row N itself.
+  const conversations = page.locator('table', { has: page.locator('caption > span', { hasText: /^Conversations$/ }) });
+  await conversations.locator('tbody tr').nth(N - 1).waitFor();
   w.assertClean();
   const rows = await tableRows(page, 'Conversations');
   expect(rows).toHaveLength(N);
