@@ -124,12 +124,10 @@ export class GloveTable {
   /** The row of `word`, or -1 when GloVe does not know it. */
   row(word: string): number {
     const len = word.length;
-    let h = FNV_OFFSET;
-    for (let i = 0; i < len; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
-    h |= 0;
+    const h = hashOf(word);
     const { slots, text, mask, size } = this;
     // At most every slot once: a damaged file's table may have no empty slot.
-    for (let s = (h & mask) * SLOT, probes = 0; probes <= mask; s = (s + SLOT) & (mask * SLOT + SLOT - 1), probes++) {
+    for (let s = (h & mask) * SLOT, probes = 0; probes <= mask; s = (s + SLOT) & (slots.length - 1), probes++) {
       const r = slots[s + 1];
       if (r < 0) return -1;
       if (slots[s] !== h || slots[s + 3] !== len || r >= size) continue;
@@ -147,19 +145,23 @@ export class GloveTable {
   }
 
   private insert(word: string, r: number): void {
-    const len = word.length;
-    let h = FNV_OFFSET;
-    for (let i = 0; i < len; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
-    h |= 0;
+    const h = hashOf(word);
     const { slots, mask } = this;
-    for (let s = (h & mask) * SLOT; ; s = (s + SLOT) & (mask * SLOT + SLOT - 1)) {
+    for (let s = (h & mask) * SLOT; ; s = (s + SLOT) & (slots.length - 1)) {
       const at = slots[s + 1];
       if (at < 0 || this.word(at) === word) {
-        slots.set([h, r, this.starts[r], len], s);
+        slots.set([h, r, this.starts[r], word.length], s);
         return;
       }
     }
   }
+}
+
+/** FNV-1a over the word's UTF-16 code units, as a signed 32-bit integer (what an Int32Array slot holds). */
+function hashOf(word: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME);
+  return h | 0;
 }
 
 /** The packed table beside the package: node_modules/.cache/quarry, named by the package's size and time and by this format. */
