@@ -25,7 +25,7 @@ COPY widget ./widget
 # are built into the image, not at start; so is the GloVe table's packed copy (a start reads it in
 # a fraction of the time parsing the package's JSON takes).
 RUN node scripts/build-server.mjs && node scripts/build-web.mjs && node scripts/build-widget.mjs \
-  && node -e "import('./dist/shared/llm/adapters/glove-embedder.js').then((m) => m.loadGloveTable())"
+  && node --import tsx -e "import('./shared/llm/adapters/glove-embedder.ts').then((m) => m.loadGloveTable())"
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 8080

@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { projectRoot } from '../../config/project-root.js';
 import { AppError } from '../../errors/app-error.js';
 import type { DocumentWrite, WriteOutcome } from '../ports/document-store.js';
 
@@ -61,10 +64,13 @@ export class CommitThread {
 
   private start(): void {
     const startedAt = Date.now();
-    // Compiled (dist/), the worker's module is JavaScript and needs no loader; from the sources the
-    // boot script registers tsx first (worker threads do not inherit it).
+    // Compiled (dist/), the worker's module is JavaScript and needs no loader: the build makes it an entry
+    // of its own at its source path, while this code sits in whichever bundle chunk took it. From the
+    // sources the boot script registers tsx first (worker threads do not inherit it).
     const compiled = import.meta.url.endsWith('.js');
-    const entry = new URL(compiled ? './commit-thread-worker.js' : './commit-thread-worker.ts', import.meta.url);
+    const entry = compiled
+      ? pathToFileURL(join(projectRoot(), 'dist', 'shared', 'storage', 'sqlite', 'commit-thread-worker.js'))
+      : new URL('./commit-thread-worker.ts', import.meta.url);
     const worker = new Worker(compiled ? entry : new URL('./commit-thread-boot.mjs', import.meta.url), {
       workerData: { entry: entry.href, dataDir: this.dataDir, synchronous: this.synchronous },
       resourceLimits: this.heapMb === null ? undefined : { maxOldGenerationSizeMb: this.heapMb },
