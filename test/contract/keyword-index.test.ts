@@ -114,7 +114,7 @@ function keywordContract(name: string, digits: number, start: () => Promise<Targ
       await keyword.upsert('kw', index.fields, units(docs, state));
     });
     afterAll(async () => {
-      for (const uid of ['kw', 'wide']) await keyword?.dropIndex(uid).catch(() => {});
+      for (const uid of ['kw', 'wide', 'skew']) await keyword?.dropIndex(uid).catch(() => {});
       await target?.close();
     });
 
@@ -175,6 +175,46 @@ function keywordContract(name: string, digits: number, start: () => Promise<Targ
       expect(got[0].score).toBeCloseTo(want[0][1], digits);
       // Two tries of two batched requests each (candidates, then their scores).
       if (target.calls) expect(target.calls().slice(before).filter((c) => c.operation === 'query_batch_points')).toHaveLength(4);
+    });
+
+    it('ranks by the first write\'s lengths until recalibrated, then as the embedded engine does (writers pick up the new averages)', async () => {
+      // An index whose first write was one two-word test document, then the real corpus.
+      const tiny: Doc = { uid: 'a-test', title: 'test', sections: ['hello world'], fields: {} };
+      const later = corpus(150, 11);
+      const extra: Doc = { uid: 'z-late', title: 'cancer', sections: ['cancer cell cell protein gene'], fields: {} };
+      const first = createQdrantKeywordIndex({ url: target.url, apiKey: target.apiKey, collectionPrefix: target.prefix, metaRefreshMs: 20 });
+      const other = createQdrantKeywordIndex({ url: target.url, apiKey: target.apiKey, collectionPrefix: target.prefix, metaRefreshMs: 20 });
+      await first.upsert('skew', index.fields, units([tiny], state));
+      await other.upsert('skew', index.fields, units(later, state));
+      const fields = [{ field: 'title', boost: 2 }, { field: 'body', boost: 1 }];
+      const terms = state.analyzer.analyze('cancer cell protein');
+      const ask = () => first.search('skew', { fields, terms, tie: 0.1, filter: null, schema: index.fields, now: new Date(), limit: 10 });
+      const before = await ask();
+      const wantBefore = embeddedTop(embedded([tiny, ...later]), 'cancer cell protein', fields, 0.1, '', 10);
+      expect(before.map((h) => h.score)).not.toEqual(wantBefore.map(([, score]) => expect.closeTo(score, 2)));
+
+      const all = [tiny, ...later];
+      async function* read() {
+        for (let i = 0; i < all.length; i += 40) yield units(all.slice(i, i + 40), state);
+      }
+      const r = await first.recalibrate('skew', index.fields, read);
+      expect(r?.sections).toBe(units(all, state).length);
+      expect(r!.before.body).toBe(2);
+      expect(r!.after.body).toBeGreaterThan(10);
+      const want = embeddedTop(embedded(all), 'cancer cell protein', fields, 0.1, '', 10);
+      const got = await ask();
+      expect(got.map((h) => h.uid)).toEqual(want.map(([uid]) => uid));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][1], digits));
+      // The other writer read the first calibration; once its copy is older than metaRefreshMs it writes with
+      // the new one: the same score as the recalibrating writer gives the same document.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await other.upsert('skew', index.fields, units([extra], state));
+      const late = async () => (await ask()).find((h) => h.uid === extra.uid)?.score;
+      const byOther = await late();
+      await first.upsert('skew', index.fields, units([extra], state));
+      expect(byOther).toBeDefined();
+      expect(byOther).toBeCloseTo((await late())!, digits);
+      expect(await first.recalibrate('never', index.fields, read)).toBeNull();
     });
 
     it('refuses, naming the construct, what Qdrant cannot evaluate exactly', async () => {

@@ -356,7 +356,7 @@ interface Collection {
   sparse: Map<string, { modifier: 'idf' | 'none' }>;
   points: Map<string, StoredPoint>;
   payloadSchema: Map<string, unknown>;
-  /** The `metadata` given at creation, shown again by get_collection. */
+  /** The `metadata` given at creation (and merged by update_collection), shown again by get_collection. */
   metadata: Json;
   /** Sparse postings by vector name, kept up to date by every write (see storePoint, dropPoint). */
   sparseIndex: Map<string, SparsePostings>;
@@ -553,6 +553,20 @@ const HANDLERS: Record<string, Handler> = {
     return true;
   },
   delete_collection: ({ collections, name }) => collections.delete(name),
+  // PATCH /collections/{name}: only `metadata`, merged key by key, a null value removing its key (UpdateCollection's description).
+  update_collection: ({ collections, name, body }) => {
+    const c = collection(collections, name);
+    for (const k of Object.keys(body)) if (k !== 'metadata' && body[k] != null) throw new Unsupported(`update_collection ${k}`);
+    if (isObject(body.metadata)) {
+      const merged: Schema = { ...(isObject(c.metadata) ? c.metadata : {}) };
+      for (const [k, v] of Object.entries(body.metadata)) {
+        if (v === null) delete merged[k];
+        else merged[k] = v;
+      }
+      c.metadata = merged;
+    }
+    return true;
+  },
   get_collection: ({ collections, name }) => {
     const c = collection(collections, name);
     const named = Object.fromEntries([...c.dense].map(([n, size]) => [n, { size, distance: 'Cosine' }]));

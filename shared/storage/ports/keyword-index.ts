@@ -79,6 +79,12 @@ export class KeywordFilterUnsupported extends Error {
 export interface KeywordIndex {
   /** Writes the sections; when it returns they are searchable. `schema`: the index's fields (its text fields become vectors). */
   upsert(index: string, schema: Record<string, FieldSpec>, units: KeywordUnit[]): Promise<void>;
+  /**
+   * Measures the average field lengths BM25 divides by again, over every live section `read` yields (each
+   * part whole documents; it is called twice), keeps them, and writes every section again with them. The
+   * first write fixes them (see the adapter); this brings them back to what the index holds now.
+   */
+  recalibrate(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null>;
   /** Removes every section of each document whose version is below the given one. */
   deleteOlder(index: string, refs: DocumentRef[]): Promise<void>;
   /** Removes the sections of exactly these document versions. */
@@ -93,4 +99,11 @@ export interface KeywordIndex {
   versions(index: string, afterUid: string | null, limit: number): Promise<DocumentRef[]>;
   dropIndex(index: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What a recalibration measured: sections read, and each field's average length before and after. */
+export interface Recalibration {
+  sections: number;
+  before: Record<string, number>;
+  after: Record<string, number>;
 }

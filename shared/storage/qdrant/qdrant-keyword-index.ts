@@ -3,7 +3,7 @@ import type { FieldSpec } from '../../indexes/index-schema.js';
 import { bm25Vector, queryVector } from '../../search/sparse/sparse-weights.js';
 import { luceneLength } from '../../search/rank/lucene-length.js';
 import type { DocumentRef } from '../ports/document-store.js';
-import { KeywordFieldUnavailable, type KeywordHit, type KeywordIndex, type KeywordSearch, type KeywordUnit, type PageQuery } from '../ports/keyword-index.js';
+import { KeywordFieldUnavailable, type KeywordHit, type KeywordIndex, type KeywordSearch, type KeywordUnit, type PageQuery, type Recalibration } from '../ports/keyword-index.js';
 import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../../search/engine/unit-terms.js';
 import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { FilterValue } from '../ports/vector-index.js';
@@ -17,8 +17,15 @@ export interface QdrantKeywordIndexOptions {
   /** Each index's sections live in the collection `<prefix><index uid>`. Default `quarry_kw_`. */
   collectionPrefix?: string;
   timeoutMs?: number;
+  /** How long a writer trusts the collection's calibration before reading it again (default META_REFRESH_MS). */
+  metaRefreshMs?: number;
 }
 
+/**
+ * A writer reads the collection's calibration again when it is older than this, so a recalibration made
+ * by another process reaches every writer within it; a recalibration waits as long before it rewrites.
+ */
+const META_REFRESH_MS = 5_000;
 /** Points per upsert request. */
 const UPSERT_BATCH = 256;
 /** Documents per delete-by-filter request. */
@@ -47,6 +54,8 @@ interface CollectionMeta {
   /** The same for the page points (a document's sections together, the search interface's page evidence). */
   pageVectors: Record<string, string>;
   pageAvgLength: Record<string, number>;
+  /** Sections the averages were measured on (absent: the first write's, before recalibrations existed). */
+  calibratedOn?: number;
 }
 
 const LAYOUT = 2;
@@ -76,6 +85,8 @@ export class QdrantKeywordIndex implements KeywordIndex {
   private readonly client: QdrantClient;
   private readonly prefix: string;
   private readonly meta = new Map<string, Promise<CollectionMeta>>();
+  /** When each writer's copy of a calibration was read (see META_REFRESH_MS). */
+  private readonly metaReadAt = new Map<string, number>();
   private readonly fieldIndexes = new Map<string, Promise<void>>();
   private readonly listing = new VersionListing((index, request) => {
     const collection = this.collectionOf(index);
@@ -268,12 +279,37 @@ export class QdrantKeywordIndex implements KeywordIndex {
   /** The collection's description, created (with its calibration) from these sections when it does not exist. */
   private collection(index: string, schema: Record<string, FieldSpec>, units: KeywordUnit[]): Promise<CollectionMeta> {
     let meta = this.meta.get(index);
-    if (!meta) {
+    const refreshMs = this.options.metaRefreshMs ?? META_REFRESH_MS;
+    if (!meta || performance.now() - (this.metaReadAt.get(index) ?? -Infinity) > refreshMs) {
       meta = this.openOrCreate(index, schema, units);
       meta.catch(() => this.meta.delete(index));
       this.meta.set(index, meta);
+      this.metaReadAt.set(index, performance.now());
     }
     return meta;
+  }
+
+  async recalibrate(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null> {
+    const collection = this.collectionOf(index);
+    const current = await this.read(collection);
+    if (!current) return null;
+    const tally = new LengthTally();
+    for await (const part of read()) tally.add(part);
+    if (tally.sections === 0) return null;
+    const measured = tally.calibration(schema);
+    // The vectors stay as they are (a field added since has none); only the averages change.
+    const meta: CollectionMeta = { ...current, avgLength: measured.avgLength, pageAvgLength: measured.pageAvgLength, calibratedOn: tally.sections };
+    await this.call('recalibrating', collection, () => this.client.updateCollection(collection, { metadata: { quarry: meta as unknown as Record<string, unknown> } }));
+    this.meta.set(index, Promise.resolve(meta));
+    this.metaReadAt.set(index, performance.now());
+    // Other writers read the new averages within META_REFRESH_MS: after it, what they write agrees with what is rewritten here.
+    await new Promise((r) => setTimeout(r, this.options.metaRefreshMs ?? META_REFRESH_MS));
+    let sections = 0;
+    for await (const part of read()) {
+      await this.upsert(index, schema, part);
+      sections += part.length;
+    }
+    return { sections, before: current.avgLength, after: meta.avgLength };
   }
 
   /** The description of an existing collection; null when there is none (nothing written yet). */
@@ -369,30 +405,55 @@ const PAYLOAD_TYPE: Partial<Record<FieldSpec['type'], Schemas['PayloadSchemaType
  * for a field they lack, the average over the fields they have.
  */
 function calibrate(schema: Record<string, FieldSpec>, units: KeywordUnit[]): CollectionMeta {
-  const names = [...Object.entries(schema).filter(([, s]) => s.type === 'text' || s.type === 'html').map(([n]) => n), HEADING_FIELD];
-  const named = (prefix: string) => Object.fromEntries(names.map((n) => [n, fieldKey(n).replace(/^f_/, prefix)]));
-  const averages = (all: { terms: UnitTerms }[]) => {
-    const sums = new Map<string, { n: number; tokens: number }>();
-    for (const u of all) {
-      for (const [field, tokens] of Object.entries(u.terms)) {
-        if (tokens.length === 0) continue;
-        const s = sums.get(field) ?? { n: 0, tokens: 0 };
-        s.n++;
-        s.tokens += tokens.length;
-        sums.set(field, s);
-      }
+  const tally = new LengthTally();
+  tally.add(units);
+  return tally.calibration(schema);
+}
+
+type Sums = Map<string, { n: number; tokens: number }>;
+
+/** Tokens per field over sections and over their pages, added part by part (each part whole documents). */
+class LengthTally {
+  sections = 0;
+  private readonly sectionSums: Sums = new Map();
+  private readonly pageSums: Sums = new Map();
+
+  add(units: KeywordUnit[]): void {
+    this.sections += units.length;
+    addTokens(this.sectionSums, units);
+    addTokens(this.pageSums, pagesOf(units));
+  }
+
+  calibration(schema: Record<string, FieldSpec>): CollectionMeta {
+    const names = [...Object.entries(schema).filter(([, s]) => s.type === 'text' || s.type === 'html').map(([n]) => n), HEADING_FIELD];
+    const named = (prefix: string) => Object.fromEntries(names.map((n) => [n, fieldKey(n).replace(/^f_/, prefix)]));
+    const avgLength = averages(names, this.sectionSums);
+    // A field a page has once (the title) is as long on the page as on each section: page-scores.ts averages it over sections.
+    const pageAvgLength = { ...averages(names, this.pageSums), ...Object.fromEntries(names.filter((n) => PAGE_ONCE_FIELDS.has(n)).map((n) => [n, avgLength[n]])) };
+    return { layout: LAYOUT, vectors: named('t_'), avgLength, pageVectors: named('p_'), pageAvgLength, calibratedOn: this.sections };
+  }
+}
+
+function addTokens(sums: Sums, all: { terms: UnitTerms }[]): void {
+  for (const u of all) {
+    for (const [field, tokens] of Object.entries(u.terms)) {
+      if (tokens.length === 0) continue;
+      const s = sums.get(field) ?? { n: 0, tokens: 0 };
+      s.n++;
+      s.tokens += tokens.length;
+      sums.set(field, s);
     }
-    const total = [...sums.values()].reduce((a, s) => ({ n: a.n + s.n, tokens: a.tokens + s.tokens }), { n: 0, tokens: 0 });
-    const fallback = total.n ? total.tokens / total.n : 1;
-    return Object.fromEntries(names.map((n) => {
-      const s = sums.get(n);
-      return [n, s ? s.tokens / s.n : fallback];
-    }));
-  };
-  const avgLength = averages(units);
-  // A field a page has once (the title) is as long on the page as on each section: page-scores.ts averages it over sections.
-  const pageAvgLength = { ...averages(pagesOf(units)), ...Object.fromEntries(names.filter((n) => PAGE_ONCE_FIELDS.has(n)).map((n) => [n, avgLength[n]])) };
-  return { layout: LAYOUT, vectors: named('t_'), avgLength, pageVectors: named('p_'), pageAvgLength };
+  }
+}
+
+/** Each field's average; a field never seen gets the average over the fields that were. */
+function averages(names: string[], sums: Sums): Record<string, number> {
+  const total = [...sums.values()].reduce((a, s) => ({ n: a.n + s.n, tokens: a.tokens + s.tokens }), { n: 0, tokens: 0 });
+  const fallback = total.n ? total.tokens / total.n : 1;
+  return Object.fromEntries(names.map((n) => {
+    const s = sums.get(n);
+    return [n, s ? s.tokens / s.n : fallback];
+  }));
 }
 
 /**
