@@ -1,12 +1,11 @@
 import type { IndexRecord } from '../indexes/index-schema.js';
-import { own, keyedByUser } from '../records/own.js';
 import { createAnalyzer } from '../search/analyzer/analyzer.js';
-import { documentUnitTerms } from '../search/engine/unit-terms.js';
-import type { DocumentFields, DocumentStore } from './ports/document-store.js';
+import { filterable, keywordUnits } from './keyword-units.js';
+import type { DocumentStore } from './ports/document-store.js';
 import type { IndexRegistry } from './ports/index-registry.js';
 import { keywordKey, type KeywordIndex, type KeywordUnit } from './ports/keyword-index.js';
 import type { MirrorWrite, PublishItem, SectionMirror } from './ports/section-store.js';
-import type { FilterValue, VectorIndex, VectorPoint } from './ports/vector-index.js';
+import type { VectorIndex, VectorPoint } from './ports/vector-index.js';
 
 export interface ExternalIndexes {
   /** Qdrant's dense vectors, or null (vectors kept with the sections). */
@@ -43,10 +42,7 @@ export class ExternalSectionMirror implements SectionMirror {
         points.set(item, item.sections.flatMap((s) =>
           s.vector ? [{ uid: item.uid, version: item.version, ord: s.ord, vector: s.vector, fields: values }] : []));
       }
-      if (analyzer && doc) {
-        const terms = documentUnitTerms(analyzer, index, item.sections, doc);
-        units.set(item, item.sections.map((s, i) => ({ uid: item.uid, version: item.version, ord: s.ord, terms: terms[i], fields: values })));
-      }
+      if (analyzer && doc) units.set(item, keywordUnits(analyzer, index, { uid: item.uid, version: item.version, fields: doc }, item.sections));
     }
     return (accepted) => this.write(index, accepted, points, units);
   }
@@ -70,19 +66,4 @@ export class ExternalSectionMirror implements SectionMirror {
       await keywords.deleteOlder(keywordKey(index), refs);
     }
   }
-}
-
-const FILTERABLE = new Set(['string', 'int', 'float', 'boolean', 'date']);
-
-/** The document's exact-value fields, so filters can run inside the external index. */
-function filterable(index: IndexRecord, fields: DocumentFields | undefined): Record<string, FilterValue | FilterValue[]> | undefined {
-  if (!fields) return undefined;
-  const out = keyedByUser<FilterValue | FilterValue[]>();
-  for (const [name, spec] of Object.entries(index.fields)) {
-    const v = own(fields, name);
-    if (!FILTERABLE.has(spec.type) || v === undefined || v === null) continue;
-    if (Array.isArray(v)) out[name] = v.filter((x): x is FilterValue => ['string', 'number', 'boolean'].includes(typeof x));
-    else if (['string', 'number', 'boolean'].includes(typeof v)) out[name] = v as FilterValue;
-  }
-  return out;
 }
