@@ -5,6 +5,7 @@ import { enqueueIndexJobs, isJobAlive, type PipelineQueues } from '../shared/job
 import type { IndexRecord } from '../shared/indexes/index-schema.js';
 import type { DocumentRef } from '../shared/storage/ports/document-store.js';
 import type { Storage } from '../shared/storage/create-storage.js';
+import { liveKeywordUnits } from '../shared/storage/keyword-units.js';
 import { keywordKey, type KeywordIndex } from '../shared/storage/ports/keyword-index.js';
 import type { VectorIndex } from '../shared/storage/ports/vector-index.js';
 import { failedJob, failPendingOfJob, failureMessage } from './jobs/failed-for-good.js';
@@ -26,6 +27,11 @@ export interface ReconcilerOptions {
    * pass sweeps): the sweep lists every point, so it runs far less often than the pass (default 10 min).
    */
   straysMs?: number;
+  /**
+   * How often the keyword leg on Qdrant is checked for average lengths gone stale (recalibrateWhenDue;
+   * default 1 min): two requests per index when nothing is due.
+   */
+  calibrationMs?: number;
 }
 
 /**
@@ -51,6 +57,9 @@ const RETENTION_EVERY_MS = 3_600_000;
 export class Reconciler {
   private lastRetention = 0;
   private lastStraySweep = 0;
+  private lastCalibrationCheck = 0;
+  /** The calibration check in flight in this process (it runs beside the passes, which hold a 60 s lock). */
+  private calibrating: Promise<void> | null = null;
 
   constructor(
     private readonly storage: Storage,
@@ -112,9 +121,36 @@ export class Reconciler {
         await this.removeStrayPoints();
       }
       await this.applyRetention();
+      if (this.storage.keywords && !this.calibrating && Date.now() - this.lastCalibrationCheck >= (this.o.calibrationMs ?? 60_000)) {
+        this.lastCalibrationCheck = Date.now();
+        this.calibrating = this.recalibrateDueIndexes()
+          .catch((err: unknown) => this.log.warn({ err }, 'checking the keyword leg\'s average lengths failed; the next pass tries again'))
+          .finally(() => (this.calibrating = null));
+      }
       return requeued;
     } finally {
       await this.redis.del(lockKey);
+    }
+  }
+
+  /**
+   * The keyword leg on Qdrant fixes BM25's average lengths at an index's first write: each index that has
+   * doubled since they were measured is sampled, and recalibrated when they are off (recalibrateWhenDue).
+   * One process per index at a time (a Redis lock that outlasts a long rewrite).
+   */
+  async recalibrateDueIndexes(): Promise<void> {
+    const keywords = this.storage.keywords;
+    if (!keywords) return;
+    for (const index of await this.storage.indexes.list()) {
+      const lockKey = `${this.o.prefix}:lock:calibration:${index.id}`;
+      if (!(await this.redis.set(lockKey, String(process.pid), 'PX', 30 * 60_000, 'NX'))) continue;
+      try {
+        const check = await keywords.recalibrateWhenDue(keywordKey(index), index.fields, () => liveKeywordUnits(this.storage, index));
+        if (check && 'recalibrated' in check) this.log.info({ index: index.uid, ...check.recalibrated }, 'keyword leg recalibrated: average lengths measured again and every point written again');
+        else if (check) this.log.info({ index: index.uid, ...check.confirmed }, 'keyword leg\'s average lengths still hold for the grown index');
+      } finally {
+        await this.redis.del(lockKey);
+      }
     }
   }
 

@@ -85,6 +85,12 @@ export interface KeywordIndex {
    * first write fixes them (see the adapter); this brings them back to what the index holds now.
    */
   recalibrate(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null>;
+  /**
+   * Recalibrates when it is due: the index has at least doubled since its averages were measured and a
+   * sample (the first part `read` yields) is more than RECALIBRATE_DRIFT off them. When it has doubled but the
+   * sample agrees, only records the new size. Null: not due (or nothing written yet).
+   */
+  recalibrateWhenDue(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<CalibrationCheck | null>;
   /** Removes every section of each document whose version is below the given one. */
   deleteOlder(index: string, refs: DocumentRef[]): Promise<void>;
   /** Removes the sections of exactly these document versions. */
@@ -107,3 +113,6 @@ export interface Recalibration {
   before: Record<string, number>;
   after: Record<string, number>;
 }
+
+/** A due check that did something: recalibrated, or found the averages still right for a larger index. */
+export type CalibrationCheck = { recalibrated: Recalibration } | { confirmed: { sections: number; drift: number } };

@@ -3,7 +3,7 @@ import type { FieldSpec } from '../../indexes/index-schema.js';
 import { bm25Vector, queryVector } from '../../search/sparse/sparse-weights.js';
 import { luceneLength } from '../../search/rank/lucene-length.js';
 import type { DocumentRef } from '../ports/document-store.js';
-import { KeywordFieldUnavailable, type KeywordHit, type KeywordIndex, type KeywordSearch, type KeywordUnit, type PageQuery, type Recalibration } from '../ports/keyword-index.js';
+import { KeywordFieldUnavailable, type KeywordHit, type KeywordIndex, type KeywordSearch, type KeywordUnit, type PageQuery, type CalibrationCheck, type Recalibration } from '../ports/keyword-index.js';
 import { HEADING_FIELD, PAGE_ONCE_FIELDS } from '../../search/engine/unit-terms.js';
 import type { UnitTerms } from '../../search/rank/inverted-index.js';
 import type { FilterValue } from '../ports/vector-index.js';
@@ -26,6 +26,14 @@ export interface QdrantKeywordIndexOptions {
  * by another process reaches every writer within it; a recalibration waits as long before it rewrites.
  */
 const META_REFRESH_MS = 5_000;
+/**
+ * A recalibration is due once the index holds twice the sections its averages were measured on (so an
+ * index grown in one go is measured about log2(size) times, each check costing one sample) and a sample's
+ * average length of some field is off by more than this share.
+ */
+export const RECALIBRATE_DRIFT = 0.2;
+/** Below this many sections an index is never checked: a handful of documents says little about lengths. */
+const RECALIBRATE_MIN_SECTIONS = 20;
 /** Points per upsert request. */
 const UPSERT_BATCH = 256;
 /** Documents per delete-by-filter request. */
@@ -289,6 +297,34 @@ export class QdrantKeywordIndex implements KeywordIndex {
     return meta;
   }
 
+  async recalibrateWhenDue(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<CalibrationCheck | null> {
+    const collection = this.collectionOf(index);
+    const current = await this.read(collection);
+    if (!current) return null;
+    const counted = await this.call('counting sections', collection, () =>
+      this.client.count(collection, { exact: true, filter: { must_not: [{ key: 'ord', match: { value: PAGE_ORD } }] } }));
+    const sections = counted?.count ?? 0;
+    // A collection from before recalibrations existed says nothing of its first write's size: it is due at once.
+    if (sections < RECALIBRATE_MIN_SECTIONS || sections < 2 * (current.calibratedOn ?? 0)) return null;
+    const sample = new LengthTally();
+    for await (const part of read()) {
+      sample.add(part);
+      break;
+    }
+    const measured = sample.calibration(schema).avgLength;
+    let drift = 0;
+    for (const [field, avg] of Object.entries(current.avgLength)) {
+      if (sample.has(field) && avg > 0) drift = Math.max(drift, Math.abs(measured[field] - avg) / avg);
+    }
+    if (drift > RECALIBRATE_DRIFT) {
+      const recalibrated = await this.recalibrate(index, schema, read);
+      return recalibrated ? { recalibrated } : null;
+    }
+    const meta: CollectionMeta = { ...current, calibratedOn: sections };
+    await this.call('recording the calibration', collection, () => this.client.updateCollection(collection, { metadata: { quarry: meta as unknown as Record<string, unknown> } }));
+    return { confirmed: { sections, drift } };
+  }
+
   async recalibrate(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null> {
     const collection = this.collectionOf(index);
     const current = await this.read(collection);
@@ -417,6 +453,11 @@ class LengthTally {
   sections = 0;
   private readonly sectionSums: Sums = new Map();
   private readonly pageSums: Sums = new Map();
+
+  /** Whether some section had this field. */
+  has(field: string): boolean {
+    return this.sectionSums.has(field);
+  }
 
   add(units: KeywordUnit[]): void {
     this.sections += units.length;
