@@ -87,7 +87,7 @@ export interface KeywordIndex {
   recalibrate(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null>;
   /**
    * Recalibrates when it is due: the index has at least doubled since its averages were measured and a
-   * sample (the first part `read` yields) is more than RECALIBRATE_DRIFT off them. When it has doubled but the
+   * sample (the first part `read` yields) is more than 20% off them (the adapter's RECALIBRATE_DRIFT). When it has doubled but the
    * sample agrees, only records the new size. Null: not due (or nothing written yet).
    */
   recalibrateWhenDue(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<CalibrationCheck | null>;

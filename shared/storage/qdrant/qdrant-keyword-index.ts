@@ -31,7 +31,7 @@ const META_REFRESH_MS = 5_000;
  * index grown in one go is measured about log2(size) times, each check costing one sample) and a sample's
  * average length of some field is off by more than this share.
  */
-export const RECALIBRATE_DRIFT = 0.2;
+const RECALIBRATE_DRIFT = 0.2;
 /** Below this many sections an index is never checked: a handful of documents says little about lengths. */
 const RECALIBRATE_MIN_SECTIONS = 20;
 /** Points per upsert request. */
@@ -317,25 +317,32 @@ export class QdrantKeywordIndex implements KeywordIndex {
       if (sample.has(field) && avg > 0) drift = Math.max(drift, Math.abs(measured[field] - avg) / avg);
     }
     if (drift > RECALIBRATE_DRIFT) {
-      const recalibrated = await this.recalibrate(index, schema, read);
+      const recalibrated = await this.rewrite(index, current, schema, read);
       return recalibrated ? { recalibrated } : null;
     }
-    const meta: CollectionMeta = { ...current, calibratedOn: sections };
-    await this.call('recording the calibration', collection, () => this.client.updateCollection(collection, { metadata: { quarry: meta as unknown as Record<string, unknown> } }));
+    await this.writeMeta(collection, { ...current, calibratedOn: sections });
     return { confirmed: { sections, drift } };
   }
 
   async recalibrate(index: string, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null> {
-    const collection = this.collectionOf(index);
-    const current = await this.read(collection);
-    if (!current) return null;
+    const current = await this.read(this.collectionOf(index));
+    return current ? this.rewrite(index, current, schema, read) : null;
+  }
+
+  /** Stores a collection's description (Qdrant merges metadata: the `quarry` entry is replaced whole). */
+  private async writeMeta(collection: string, meta: CollectionMeta): Promise<void> {
+    await this.call('recording the calibration', collection, () => this.client.updateCollection(collection, { metadata: { quarry: meta as unknown as Record<string, unknown> } }));
+  }
+
+  /** recalibrate, given the collection's description as it is now. */
+  private async rewrite(index: string, current: CollectionMeta, schema: Record<string, FieldSpec>, read: () => AsyncIterable<KeywordUnit[]>): Promise<Recalibration | null> {
     const tally = new LengthTally();
     for await (const part of read()) tally.add(part);
     if (tally.sections === 0) return null;
     const measured = tally.calibration(schema);
     // The vectors stay as they are (a field added since has none); only the averages change.
     const meta: CollectionMeta = { ...current, avgLength: measured.avgLength, pageAvgLength: measured.pageAvgLength, calibratedOn: tally.sections };
-    await this.call('recalibrating', collection, () => this.client.updateCollection(collection, { metadata: { quarry: meta as unknown as Record<string, unknown> } }));
+    await this.writeMeta(this.collectionOf(index), meta);
     this.meta.set(index, Promise.resolve(meta));
     this.metaReadAt.set(index, performance.now());
     // Other writers read the new averages within META_REFRESH_MS: after it, what they write agrees with what is rewritten here.
