@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANALYZER_LANGUAGES, createAnalyzer } from '../../shared/search/analyzer/analyzer.js';
 import { foldAccents } from '../../shared/search/analyzer/normalize.js';
-import { MAX_TOKEN_LENGTH, tokenizeWords } from '../../shared/search/analyzer/tokenize-words.js';
+import { MAX_TOKEN_LENGTH, tokenizeByExpression, tokenizeWords } from '../../shared/search/analyzer/tokenize-words.js';
 import { SUPPORTED_LANGUAGES } from '../../shared/indexes/index-schema.js';
 
 const analyze = (language: string, text: string) => createAnalyzer(language).analyze(text);
@@ -112,6 +112,26 @@ describe('tokenization', () => {
     const text = "pu.1 5'utr objective:to 2.5 4;5 a,b u.s.a don't 1,000 x.1.y 1.x.2 'quoted' end.";
     const icu = [...segmenter.segment(text)].filter((s) => s.isWordLike).map((s) => s.segment);
     expect(tokenizeWords(text, (run) => [run])).toEqual(icu);
+  });
+
+  it('scans text of common scripts to the very tokens of the expression (random strings)', () => {
+    // Letters, digits, marks, every kind of joiner, punctuation, separators, and some characters that
+    // send a text to the expression (astral, Thai, Han), so both paths are compared on mixed input.
+    const pool = [...'aZé9_ .\'’:·‧;,،٬-/()"«»?!$+×\u0301\u0308\u00a0\u2009\u200d\t\nαΩжЖ٣߀ـ', '\u05f4', '\ufe13', '\u037e', '\u2044', '😀', 'ไ', '中'];
+    let seed = 20261129;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let scanned = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const length = Math.floor(random() * 24);
+      let text = '';
+      // Most strings stay within the table (the scan); one in four may carry a character that is not.
+      const choices = i % 4 === 0 ? pool.length : pool.length - 3;
+      for (let j = 0; j < length; j++) text += pool[Math.floor(random() * choices)];
+      if (i % 4 !== 0) scanned++;
+      expect(tokenizeWords(text, (run) => [run]), JSON.stringify(text)).toEqual(tokenizeByExpression(text, (run) => [run]));
+    }
+    expect(scanned).toBe(15_000);
+    expect(tokenizeWords('x'.repeat(MAX_TOKEN_LENGTH + 1), () => [])).toEqual(['x'.repeat(MAX_TOKEN_LENGTH), 'x']);
   });
 
   it('cuts tokens longer than the maximum token length', () => {

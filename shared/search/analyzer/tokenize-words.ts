@@ -6,7 +6,9 @@
  * Hyphens, slashes and other punctuation split ("il-6" -> "il", "6"), as in Lucene.
  *
  * A regular expression instead of Intl.Segmenter: on SciFact it yields the same tokens
- * (1,156,048 vs 1,155,213) about 25x faster, and indexing throughput matters.
+ * (1,156,048 vs 1,155,213) about 25x faster, and indexing throughput matters. Text of the
+ * common scripts goes through a scan of a character table built from that expression, twice as
+ * fast again (every API process analyses every document it takes in).
  *
  * Scripts written without spaces (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) are cut
  * out as runs and handed to a segmenter chosen by the analyzer, so even an English index
@@ -38,6 +40,14 @@ const COMPLEX_START = new RegExp(`^[${COMPLEX_SCRIPTS}]`, 'u');
 const HAS_COMPLEX = new RegExp(`[${COMPLEX_SCRIPTS}]`, 'u');
 
 export function tokenizeWords(text: string, segmentRun: RunSegmenter): string[] {
+  if (BEYOND_TABLE.test(text)) return tokenizeByExpression(text, segmentRun);
+  const out: string[] = [];
+  scanTabled(text, out);
+  return out;
+}
+
+/** What tokenizeWords does for any text; exported so tests can hold the scan to it. */
+export function tokenizeByExpression(text: string, segmentRun: RunSegmenter): string[] {
   const out: string[] = [];
   // match() hands back the matched strings alone, where matchAll() builds a match object per token:
   // on SciFact that garbage was a good part of indexing's collection time.
@@ -54,11 +64,87 @@ export function tokenizeWords(text: string, segmentRun: RunSegmenter): string[] 
   return out;
 }
 
+/*
+ * The same tokens as TOKEN, by a scan over a table of character classes, for text whose code units
+ * are all below TABLE_SIZE and none of a space-less script (most Latin, Greek and Cyrillic text):
+ * on SciFact 3x faster than the expression, which tries its look-behinds at every punctuation mark.
+ * The table is filled from the very expressions above, so the two cannot disagree on a character.
+ */
+const TABLE_SIZE = 0x3000;
+/** Code units beyond the table, or of a space-less script: such text takes the expression. */
+const BEYOND_TABLE = new RegExp(`[^\\u0000-\\u2fff]|[${COMPLEX_SCRIPTS}]`, 'u');
+const WORD = 1;
+const LETTER = 2;
+const NUMBER = 4;
+const MARK = 8;
+/** May join letters (MidLetter, MidNumLet) and digits (MidNum, MidNumLet). */
+const JOINS_LETTERS = 16;
+const JOINS_NUMBERS = 32;
+let classes: Uint8Array | null = null;
+
+function classTable(): Uint8Array {
+  if (classes) return classes;
+  const table = new Uint8Array(TABLE_SIZE);
+  let all = '';
+  for (let c = 0; c < TABLE_SIZE; c++) all += String.fromCharCode(c);
+  const mark = (pattern: string, bit: number) => {
+    for (const m of all.matchAll(new RegExp(pattern, 'gu'))) table[m.index] |= bit;
+  };
+  mark(WORD_CHAR, WORD);
+  mark('\\p{L}', LETTER);
+  mark('\\p{N}', NUMBER);
+  mark('\\p{M}', MARK);
+  mark(`[${MID_LETTER}${MID_NUM_LET}]`, JOINS_LETTERS);
+  mark(`[${MID_NUM}${MID_NUM_LET}]`, JOINS_NUMBERS);
+  return (classes = table);
+}
+
+function scanTabled(text: string, out: string[]): void {
+  const table = classTable();
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if ((table[text.charCodeAt(i)] & WORD) === 0) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let hasLetterOrNumber = false;
+    for (;;) {
+      // A run of word characters...
+      while (i < n) {
+        const k = table[text.charCodeAt(i)];
+        if ((k & WORD) === 0) break;
+        if (k & (LETTER | NUMBER)) hasLetterOrNumber = true;
+        i++;
+      }
+      // ...continued past one joiner between two letters (marks after the first) or two digits.
+      if (i + 1 >= n) break;
+      const joiner = table[text.charCodeAt(i)];
+      const after = table[text.charCodeAt(i + 1)];
+      if ((joiner & JOINS_LETTERS) && (after & LETTER) && letterBefore(text, table, i)) i++;
+      else if ((joiner & JOINS_NUMBERS) && (after & NUMBER) && (table[text.charCodeAt(i - 1)] & NUMBER)) i++;
+      else break;
+    }
+    if (hasLetterOrNumber) pushLimited(out, text.slice(start, i), false);
+  }
+}
+
+/** Whether a letter, followed by marks only, ends the text before `at` (the look-behind \p{L}\p{M}*). */
+function letterBefore(text: string, table: Uint8Array, at: number): boolean {
+  for (let j = at - 1; j >= 0; j--) {
+    const k = table[text.charCodeAt(j)];
+    if (k & LETTER) return true;
+    if ((k & MARK) === 0) return false;
+  }
+  return false;
+}
+
 // Marks and connectors alone (a stray variation selector, "___") are not words.
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 
-function pushLimited(out: string[], token: string): void {
-  if (!HAS_WORD_CHAR.test(token)) return;
+function pushLimited(out: string[], token: string, check = true): void {
+  if (check && !HAS_WORD_CHAR.test(token)) return;
   if (token.length <= MAX_TOKEN_LENGTH) {
     out.push(token);
     return;
