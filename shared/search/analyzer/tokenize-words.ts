@@ -84,19 +84,25 @@ let classes: Uint8Array | null = null;
 
 function classTable(): Uint8Array {
   if (classes) return classes;
+  // One character per test (a few ms once per process): no expression ever runs over a long string.
+  const word = new RegExp(`^${WORD_CHAR}$`, 'u');
+  const kind = /^(?:(\p{L})|(\p{N})|\p{M})$/u;
   const table = new Uint8Array(TABLE_SIZE);
-  let all = '';
-  for (let c = 0; c < TABLE_SIZE; c++) all += String.fromCharCode(c);
-  const mark = (pattern: string, bit: number) => {
-    for (const m of all.matchAll(new RegExp(pattern, 'gu'))) table[m.index] |= bit;
-  };
-  mark(WORD_CHAR, WORD);
-  mark('\\p{L}', LETTER);
-  mark('\\p{N}', NUMBER);
-  mark('\\p{M}', MARK);
-  mark(`[${MID_LETTER}${MID_NUM_LET}]`, JOINS_LETTERS);
-  mark(`[${MID_NUM}${MID_NUM_LET}]`, JOINS_NUMBERS);
+  for (let c = 0; c < TABLE_SIZE; c++) {
+    const ch = String.fromCharCode(c);
+    // Letters, digits and marks outside the word characters are of space-less scripts, which the scan never sees.
+    if (!word.test(ch)) continue;
+    const m = kind.exec(ch);
+    table[c] = WORD | (m === null ? 0 : m[1] ? LETTER : m[2] ? NUMBER : MARK);
+  }
+  for (const c of codes(`${MID_LETTER}${MID_NUM_LET}`)) table[c] |= JOINS_LETTERS;
+  for (const c of codes(`${MID_NUM}${MID_NUM_LET}`)) table[c] |= JOINS_NUMBERS;
   return (classes = table);
+}
+
+/** The characters of a character-class body written as in the expressions above (`\\uXXXX` or itself). */
+function codes(body: string): number[] {
+  return [...body.matchAll(/\\u([0-9a-f]{4})|./g)].map((m) => (m[1] === undefined ? m[0].charCodeAt(0) : parseInt(m[1], 16)));
 }
 
 function scanTabled(text: string, out: string[]): void {
