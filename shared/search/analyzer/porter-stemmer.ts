@@ -64,19 +64,12 @@ class PorterProgram {
     this.ket = word.length;
     let yFound = false;
     // A 'y' that starts the word or follows a vowel is a consonant: marked 'Y' (not in v) until the end.
-    if (this.eqS(Y_LOWER)) {
-      this.bra = 0;
-      this.ket = this.cursor;
+    if (this.sliceIs(Y_LOWER)) {
       this.sliceFrom('Y');
       yFound = true;
     }
     this.cursor = 0;
-    for (;;) {
-      const from = this.cursor;
-      if (!this.gotoVowelThenY()) {
-        this.cursor = from;
-        break;
-      }
+    while (this.goto(() => this.inGrouping(G_V, 97, 121) && this.sliceIs(Y_LOWER))) {
       this.sliceFrom('Y');
       yFound = true;
     }
@@ -91,51 +84,37 @@ class PorterProgram {
       this.cursor = this.limit - fromEnd;
     }
     this.cursor = this.limitBackward;
-    if (yFound) {
-      for (;;) {
-        const from = this.cursor;
-        if (!this.gotoUpperY()) {
-          this.cursor = from;
-          break;
-        }
-        this.sliceFrom('y');
-      }
-    }
+    if (yFound) while (this.goto(() => this.sliceIs(Y_UPPER))) this.sliceFrom('y');
     return this.current;
   }
 
-  /** goto (v ['y']): the slice is the first 'y' after a vowel from the cursor on, the cursor before that vowel. */
-  private gotoVowelThenY(): boolean {
+  /**
+   * Snowball's goto: the first position from the cursor on where `at` succeeds, the cursor left there
+   * (and the slice `at` set); false, the cursor where it was, when there is none.
+   */
+  private goto(at: () => boolean): boolean {
+    const start = this.cursor;
     for (;;) {
-      const at = this.cursor;
-      if (this.inGrouping(G_V, 97, 121)) {
-        this.bra = this.cursor;
-        if (this.eqS(Y_LOWER)) {
-          this.ket = this.cursor;
-          this.cursor = at;
-          return true;
-        }
+      const from = this.cursor;
+      if (at()) {
+        this.cursor = from;
+        return true;
       }
-      this.cursor = at;
-      if (this.cursor >= this.limit) return false;
+      this.cursor = from;
+      if (this.cursor >= this.limit) {
+        this.cursor = start;
+        return false;
+      }
       this.cursor++;
     }
   }
 
-  /** goto (['Y']). */
-  private gotoUpperY(): boolean {
-    for (;;) {
-      const at = this.cursor;
-      this.bra = this.cursor;
-      if (this.eqS(Y_UPPER)) {
-        this.ket = this.cursor;
-        this.cursor = at;
-        return true;
-      }
-      this.cursor = at;
-      if (this.cursor >= this.limit) return false;
-      this.cursor++;
-    }
+  /** [ch]: the slice is this one character. */
+  private sliceIs(ch: number): boolean {
+    this.bra = this.cursor;
+    if (!this.eqS(ch)) return false;
+    this.ket = this.cursor;
+    return true;
   }
 
   /** p1 and p2: after the first non-vowel that follows a vowel, once and twice (the limit when there is none). */
