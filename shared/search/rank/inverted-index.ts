@@ -310,10 +310,17 @@ async function snapshotField(w: SnapshotWriter, name: string, field: FieldIndex,
   }
   return {
     name, terms, stats: { ...field.stats },
-    lengths: w.add(Int32Array.from(field.lengths.subarray(0, units), (c) => LENGTH_OF_CODE[c])),
+    lengths: w.add(decodedLengths(field.lengths, units)),
     lists: w.add(lists), units: w.add(unitIds), freqs: w.add(freqs), wideFreqs: wide,
     blockMaxFreq: w.add(blockMaxFreq), blockMinLength: w.add(blockMinLength),
   };
+}
+
+/** Each unit's length as its code stands for (a loop: Int32Array.from with a map costs ~40 ns a unit). */
+function decodedLengths(codes: Uint8Array, units: number): Int32Array {
+  const out = new Int32Array(units);
+  for (let u = 0; u < units; u++) out[u] = LENGTH_OF_CODE[codes[u]];
+  return out;
 }
 
 const blockCount = (postings: number) => (postings + BLOCK - 1) >> BLOCK_SHIFT;
