@@ -4,44 +4,67 @@
  * package runs the same program through an emulation of Java's overloading and string buffers that
  * cost 6–20 µs per word; English analysis meets a word it has not seen for most documents, so this
  * is the one stemmer that runs here. Routine for routine and table for table it is the program that
- * package generated from porter.sbl; a test holds the two to the same stem for every word of the
+ * package generated from porter.sbl (steps 1a, 2 and 3, plain replacements, carry the text in their
+ * tables instead of a case number each); a test holds the two to the same stem for every word of the
  * evaluation corpora and for random strings.
  */
 
-/** A string of `porter`'s tables, the index of the longest shorter string it ends with (-1: none) and its routine. */
+/**
+ * A string of `porter`'s tables, the index of the longest shorter string it ends with (-1: none), and
+ * what the routine does with it: a case number, or for a plain replacement the text put in its place
+ * (null: left as it is).
+ */
 interface Among {
   s: number[];
   substringI: number;
   result: number;
+  to: string | null;
 }
 
+const chars = (s: string) => [...s].map((c) => c.charCodeAt(0));
 const among = (list: [string, number, number][]): Among[] =>
-  list.map(([s, substringI, result]) => ({ s: [...s].map((c) => c.charCodeAt(0)), substringI, result }));
+  list.map(([s, substringI, result]) => ({ s: chars(s), substringI, result, to: null }));
+/** An among whose every case replaces the suffix found. */
+const replacements = (list: [string, number, string | null][]): Among[] =>
+  list.map(([s, substringI, to]) => ({ s: chars(s), substringI, result: 1, to }));
 
 // The tables of porter.sbl's `among`s, in Snowball's sorted order.
-const A_STEP_1A = among([['s', -1, 3], ['ies', 0, 2], ['sses', 0, 1], ['ss', 0, -1]]);
+const A_STEP_1A = replacements([['s', -1, ''], ['ies', 0, 'i'], ['sses', 0, 'ss'], ['ss', 0, null]]);
 const A_STEP_1B_END = among([
   ['', -1, 3], ['bb', 0, 2], ['dd', 0, 2], ['ff', 0, 2], ['gg', 0, 2], ['bl', 0, 1], ['mm', 0, 2], ['nn', 0, 2],
   ['pp', 0, 2], ['rr', 0, 2], ['at', 0, 1], ['tt', 0, 2], ['iz', 0, 1],
 ]);
 const A_STEP_1B = among([['ed', -1, 2], ['eed', 0, 1], ['ing', -1, 2]]);
-const A_STEP_2 = among([
-  ['anci', -1, 3], ['enci', -1, 2], ['abli', -1, 4], ['eli', -1, 6], ['alli', -1, 9], ['ousli', -1, 12], ['entli', -1, 5],
-  ['aliti', -1, 10], ['biliti', -1, 14], ['iviti', -1, 13], ['tional', -1, 1], ['ational', 10, 8], ['alism', -1, 10],
-  ['ation', -1, 8], ['ization', 13, 7], ['izer', -1, 7], ['ator', -1, 8], ['iveness', -1, 13], ['fulness', -1, 11],
-  ['ousness', -1, 12],
+const A_STEP_2 = replacements([
+  ['anci', -1, 'ance'], ['enci', -1, 'ence'], ['abli', -1, 'able'], ['eli', -1, 'e'], ['alli', -1, 'al'], ['ousli', -1, 'ous'],
+  ['entli', -1, 'ent'], ['aliti', -1, 'al'], ['biliti', -1, 'ble'], ['iviti', -1, 'ive'], ['tional', -1, 'tion'],
+  ['ational', 10, 'ate'], ['alism', -1, 'al'], ['ation', -1, 'ate'], ['ization', 13, 'ize'], ['izer', -1, 'ize'],
+  ['ator', -1, 'ate'], ['iveness', -1, 'ive'], ['fulness', -1, 'ful'], ['ousness', -1, 'ous'],
 ]);
-const STEP_2_TO = ['', 'tion', 'ence', 'ance', 'able', 'ent', 'e', 'ize', 'ate', 'al', 'al', 'ful', 'ous', 'ive', 'ble'];
-const A_STEP_3 = among([['icate', -1, 2], ['ative', -1, 3], ['alize', -1, 1], ['iciti', -1, 2], ['ical', -1, 2], ['ful', -1, 3], ['ness', -1, 3]]);
+const A_STEP_3 = replacements([
+  ['icate', -1, 'ic'], ['ative', -1, ''], ['alize', -1, 'al'], ['iciti', -1, 'ic'], ['ical', -1, 'ic'], ['ful', -1, ''], ['ness', -1, ''],
+]);
 const A_STEP_4 = among([
   ['ic', -1, 1], ['ance', -1, 1], ['ence', -1, 1], ['able', -1, 1], ['ible', -1, 1], ['ate', -1, 1], ['ive', -1, 1],
   ['ize', -1, 1], ['iti', -1, 1], ['al', -1, 1], ['ism', -1, 1], ['ion', -1, 2], ['er', -1, 1], ['ous', -1, 1],
   ['ant', -1, 1], ['ent', -1, 1], ['ment', 15, 1], ['ement', 16, 1], ['ou', -1, 1],
 ]);
 
-// Groupings as Snowball encodes them: a bit per character from a minimum.
-const G_V = [17, 65, 16, 1]; // a e i o u y, from 'a' (97) to 'y' (121)
-const G_V_WXY = [1, 17, 65, 208, 1]; // Y a e i o u w x y, from 'Y' (89) to 'y' (121)
+/** A grouping as Snowball encodes it: a bit per character from `min` to `max`. */
+interface Grouping {
+  bits: number[];
+  min: number;
+  max: number;
+}
+
+const G_V: Grouping = { bits: [17, 65, 16, 1], min: 97, max: 121 }; // a e i o u y
+const G_V_WXY: Grouping = { bits: [1, 17, 65, 208, 1], min: 89, max: 121 }; // Y a e i o u w x y
+
+function inGroup(g: Grouping, ch: number): boolean {
+  if (ch > g.max || ch < g.min) return false;
+  ch -= g.min;
+  return (g.bits[ch >> 3] & (1 << (ch & 7))) !== 0;
+}
 const Y_LOWER = 121;
 const Y_UPPER = 89;
 
@@ -54,6 +77,8 @@ class PorterProgram {
   private ket = 0;
   private p1 = 0;
   private p2 = 0;
+  /** porter.sbl's backward routines, in the order `stem` runs them. */
+  private readonly steps = [this.step1a, this.step1b, this.step1c, this.step2, this.step3, this.step4, this.step5a, this.step5b];
 
   stem(word: string): string {
     this.current = word;
@@ -69,7 +94,7 @@ class PorterProgram {
       yFound = true;
     }
     this.cursor = 0;
-    while (this.goto(() => this.inGrouping(G_V, 97, 121) && this.sliceIs(Y_LOWER))) {
+    while (this.goto(() => this.inGrouping(G_V) && this.sliceIs(Y_LOWER))) {
       this.sliceFrom('Y');
       yFound = true;
     }
@@ -78,9 +103,9 @@ class PorterProgram {
     this.cursor = 0;
     this.limitBackward = 0;
     this.cursor = this.limit;
-    for (const step of STEPS) {
+    for (const step of this.steps) {
       const fromEnd = this.limit - this.cursor;
-      step(this);
+      step.call(this);
       this.cursor = this.limit - fromEnd;
     }
     this.cursor = this.limitBackward;
@@ -128,11 +153,11 @@ class PorterProgram {
   }
 
   private gopastVowelThenNonVowel(): boolean {
-    while (!this.inGrouping(G_V, 97, 121)) {
+    while (!this.inGrouping(G_V)) {
       if (this.cursor >= this.limit) return false;
       this.cursor++;
     }
-    while (!this.outGrouping(G_V, 97, 121)) {
+    while (!this.outGrouping(G_V)) {
       if (this.cursor >= this.limit) return false;
       this.cursor++;
     }
@@ -141,49 +166,56 @@ class PorterProgram {
 
   // --- The backward routines of porter.sbl ---
 
-  shortV(): boolean {
-    return this.outGroupingB(G_V_WXY, 89, 121) && this.inGroupingB(G_V, 97, 121) && this.outGroupingB(G_V, 97, 121);
+  private shortV(): boolean {
+    return this.outGroupingB(G_V_WXY) && this.inGroupingB(G_V) && this.outGroupingB(G_V);
   }
 
-  r1(): boolean {
+  private r1(): boolean {
     return this.p1 <= this.cursor;
   }
 
-  r2(): boolean {
+  private r2(): boolean {
     return this.p2 <= this.cursor;
   }
 
-  step1a(): void {
+  /**
+   * `[substring] among (...)` of replacements, behind a region mark: the longest suffix of `table`
+   * ending at the cursor is replaced by its `to` when it starts at or after `regionStart`.
+   */
+  private replaceSuffix(table: Among[], regionStart: number): void {
     this.ket = this.cursor;
-    const v = this.findAmongB(A_STEP_1A);
-    if (v === 0) return;
+    const w = this.findAmongB(table);
+    if (w === null) return;
     this.bra = this.cursor;
-    if (v === 1) this.sliceFrom('ss');
-    else if (v === 2) this.sliceFrom('i');
-    else if (v === 3) this.sliceFrom('');
+    if (this.cursor >= regionStart && w.to !== null) this.sliceFrom(w.to);
   }
 
-  step1b(): void {
+  private step1a(): void {
+    this.replaceSuffix(A_STEP_1A, 0);
+  }
+
+  private step1b(): void {
     this.ket = this.cursor;
-    let v = this.findAmongB(A_STEP_1B);
-    if (v === 0) return;
+    const suffix = this.findAmongB(A_STEP_1B);
+    if (suffix === null) return;
     this.bra = this.cursor;
-    if (v === 1) {
+    if (suffix.result === 1) {
       if (this.r1()) this.sliceFrom('ee');
       return;
     }
     // 'ed', 'ing': only when a vowel precedes them.
     const fromEnd = this.limit - this.cursor;
-    while (!this.inGroupingB(G_V, 97, 121)) {
+    while (!this.inGroupingB(G_V)) {
       if (this.cursor <= this.limitBackward) return;
       this.cursor--;
     }
     this.cursor = this.limit - fromEnd;
     this.sliceFrom('');
     const endFromEnd = this.limit - this.cursor;
-    v = this.findAmongB(A_STEP_1B_END);
-    if (v === 0) return;
+    const end = this.findAmongB(A_STEP_1B_END);
+    if (end === null) return;
     this.cursor = this.limit - endFromEnd;
+    const v = end.result;
     if (v === 1) {
       this.insertAtCursor('e');
     } else if (v === 2) {
@@ -201,7 +233,7 @@ class PorterProgram {
     }
   }
 
-  step1c(): void {
+  private step1c(): void {
     this.ket = this.cursor;
     const fromEnd = this.limit - this.cursor;
     if (!this.eqSB(Y_LOWER)) {
@@ -209,39 +241,28 @@ class PorterProgram {
       if (!this.eqSB(Y_UPPER)) return;
     }
     this.bra = this.cursor;
-    while (!this.inGroupingB(G_V, 97, 121)) {
+    while (!this.inGroupingB(G_V)) {
       if (this.cursor <= this.limitBackward) return;
       this.cursor--;
     }
     this.sliceFrom('i');
   }
 
-  step2(): void {
-    this.ket = this.cursor;
-    const v = this.findAmongB(A_STEP_2);
-    if (v === 0) return;
-    this.bra = this.cursor;
-    if (!this.r1()) return;
-    if (v > 0) this.sliceFrom(STEP_2_TO[v]);
+  private step2(): void {
+    this.replaceSuffix(A_STEP_2, this.p1);
   }
 
-  step3(): void {
-    this.ket = this.cursor;
-    const v = this.findAmongB(A_STEP_3);
-    if (v === 0) return;
-    this.bra = this.cursor;
-    if (!this.r1()) return;
-    if (v === 1) this.sliceFrom('al');
-    else if (v === 2) this.sliceFrom('ic');
-    else if (v === 3) this.sliceFrom('');
+  private step3(): void {
+    this.replaceSuffix(A_STEP_3, this.p1);
   }
 
-  step4(): void {
+  private step4(): void {
     this.ket = this.cursor;
-    const v = this.findAmongB(A_STEP_4);
-    if (v === 0) return;
+    const suffix = this.findAmongB(A_STEP_4);
+    if (suffix === null) return;
     this.bra = this.cursor;
     if (!this.r2()) return;
+    const v = suffix.result;
     if (v === 1) {
       this.sliceFrom('');
     } else if (v === 2) {
@@ -254,7 +275,7 @@ class PorterProgram {
     }
   }
 
-  step5a(): void {
+  private step5a(): void {
     this.ket = this.cursor;
     if (!this.eqSB(101 /* e */)) return;
     this.bra = this.cursor;
@@ -269,7 +290,7 @@ class PorterProgram {
     this.sliceFrom('');
   }
 
-  step5b(): void {
+  private step5b(): void {
     this.ket = this.cursor;
     if (!this.eqSB(108 /* l */)) return;
     this.bra = this.cursor;
@@ -280,54 +301,28 @@ class PorterProgram {
 
   // --- The Snowball machine: the operations porter's routines use, as the Snowball runtime defines them ---
 
-  private inGrouping(s: number[], min: number, max: number): boolean {
-    if (this.cursor >= this.limit) return false;
-    let ch = this.current.charCodeAt(this.cursor);
-    if (ch > max || ch < min) return false;
-    ch -= min;
-    if ((s[ch >> 3] & (1 << (ch & 7))) === 0) return false;
+  private inGrouping(g: Grouping): boolean {
+    if (this.cursor >= this.limit || !inGroup(g, this.current.charCodeAt(this.cursor))) return false;
     this.cursor++;
     return true;
   }
 
-  private outGrouping(s: number[], min: number, max: number): boolean {
-    if (this.cursor >= this.limit) return false;
-    let ch = this.current.charCodeAt(this.cursor);
-    if (ch > max || ch < min) {
-      this.cursor++;
-      return true;
-    }
-    ch -= min;
-    if ((s[ch >> 3] & (1 << (ch & 7))) === 0) {
-      this.cursor++;
-      return true;
-    }
-    return false;
+  private outGrouping(g: Grouping): boolean {
+    if (this.cursor >= this.limit || inGroup(g, this.current.charCodeAt(this.cursor))) return false;
+    this.cursor++;
+    return true;
   }
 
-  private inGroupingB(s: number[], min: number, max: number): boolean {
-    if (this.cursor <= this.limitBackward) return false;
-    let ch = this.current.charCodeAt(this.cursor - 1);
-    if (ch > max || ch < min) return false;
-    ch -= min;
-    if ((s[ch >> 3] & (1 << (ch & 7))) === 0) return false;
+  private inGroupingB(g: Grouping): boolean {
+    if (this.cursor <= this.limitBackward || !inGroup(g, this.current.charCodeAt(this.cursor - 1))) return false;
     this.cursor--;
     return true;
   }
 
-  private outGroupingB(s: number[], min: number, max: number): boolean {
-    if (this.cursor <= this.limitBackward) return false;
-    let ch = this.current.charCodeAt(this.cursor - 1);
-    if (ch > max || ch < min) {
-      this.cursor--;
-      return true;
-    }
-    ch -= min;
-    if ((s[ch >> 3] & (1 << (ch & 7))) === 0) {
-      this.cursor--;
-      return true;
-    }
-    return false;
+  private outGroupingB(g: Grouping): boolean {
+    if (this.cursor <= this.limitBackward || inGroup(g, this.current.charCodeAt(this.cursor - 1))) return false;
+    this.cursor--;
+    return true;
   }
 
   /** One character forwards (porter only ever compares one). */
@@ -344,8 +339,8 @@ class PorterProgram {
     return true;
   }
 
-  /** Snowball's find_among_b: the longest string of `v` ending at the cursor; its result (0: none), the cursor before it. */
-  private findAmongB(v: Among[]): number {
+  /** Snowball's find_among_b: the longest string of `v` ending at the cursor (null: none), the cursor before it. */
+  private findAmongB(v: Among[]): Among | null {
     let i = 0;
     let j = v.length;
     const c = this.cursor;
@@ -385,10 +380,10 @@ class PorterProgram {
       const w = v[i];
       if (commonI >= w.s.length) {
         this.cursor = c - w.s.length;
-        return w.result;
+        return w;
       }
       i = w.substringI;
-      if (i < 0) return 0;
+      if (i < 0) return null;
     }
   }
 
@@ -413,11 +408,6 @@ class PorterProgram {
     this.cursor = c;
   }
 }
-
-const STEPS: ((p: PorterProgram) => void)[] = [
-  (p) => p.step1a(), (p) => p.step1b(), (p) => p.step1c(), (p) => p.step2(),
-  (p) => p.step3(), (p) => p.step4(), (p) => p.step5a(), (p) => p.step5b(),
-];
 
 const program = new PorterProgram();
 
