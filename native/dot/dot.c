@@ -1,8 +1,9 @@
 /*
- * Two functions: the dot products of a query with a run of vectors (dots8: of their int8 codes, for the
+ * The dot products of a query with a run of vectors (dots8: of their int8 codes, for the
  * first pass of a scan), for the vector leg's scans (IVF lists
- * and centroids), which are most of a hybrid search at a million sections. The arithmetic is exactly the
- * JavaScript fallback's: each product in double precision, summed in order, one sum per vector, no fused
+ * and centroids), which are most of a hybrid search at a million sections; and the weighted sum of word
+ * vectors the default embedder pools a text into (weightedRows). The arithmetic is exactly the
+ * JavaScript fallbacks': each product in double precision, summed in order, one sum per vector, no fused
  * multiply-add (-ffp-contract=off), so both give the same scores to the last bit and the same answers.
  */
 #include <stdint.h>
@@ -212,6 +213,53 @@ static napi_value dots8_lists(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+/* Per element in token order, in double precision and unfused, as the JavaScript fallback: vectorising
+   across d keeps each element's sequence of operations, so the sums are the same to the last bit. */
+__attribute__((target_clones("avx2", "default")))
+static void weighted_rows(double *acc, const float *vectors, const float *weights, const int32_t *rows, int32_t count, int32_t dims) {
+  for (int32_t k = 0; k < count; k++) {
+    const int32_t r = rows[k];
+    const double w = (double)weights[r];
+    const float *v = vectors + (size_t)r * dims;
+    for (int32_t d = 0; d < dims; d++) acc[d] += w * (double)v[d];
+  }
+}
+
+/*
+ * weightedRows(acc: Float64Array, vectors: Float32Array, weights: Float32Array, dims, rows: Int32Array, count):
+ * acc[d] += weights[r] * vectors[r * dims + d] for the first count rows r, in order (the default embedder's
+ * pooling of word vectors). A row outside the table throws before anything is added.
+ */
+static napi_value weighted_rows_js(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  double *acc;
+  const float *vectors, *weights;
+  const int32_t *rows;
+  size_t al, vl, wl, rl;
+  int32_t dims, count;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 6
+      || !typed(env, argv[0], napi_float64_array, (void **)&acc, &al)
+      || !typed(env, argv[1], napi_float32_array, (void **)&vectors, &vl)
+      || !typed(env, argv[2], napi_float32_array, (void **)&weights, &wl)
+      || napi_get_value_int32(env, argv[3], &dims) != napi_ok
+      || !typed(env, argv[4], napi_int32_array, (void **)&rows, &rl)
+      || napi_get_value_int32(env, argv[5], &count) != napi_ok
+      || dims <= 0 || count < 0 || al < (size_t)dims || rl < (size_t)count) {
+    napi_throw_type_error(env, NULL, "weightedRows(acc: Float64Array, vectors: Float32Array, weights: Float32Array, dims, rows: Int32Array, count)");
+    return NULL;
+  }
+  const size_t n = vl / (size_t)dims < wl ? vl / (size_t)dims : wl;
+  for (int32_t k = 0; k < count; k++) {
+    if (rows[k] < 0 || (size_t)rows[k] >= n) {
+      napi_throw_range_error(env, NULL, "weightedRows: a row is outside the table");
+      return NULL;
+    }
+  }
+  weighted_rows(acc, vectors, weights, rows, count, dims);
+  return NULL;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value fn;
   napi_create_function(env, "dots", NAPI_AUTO_LENGTH, dots, NULL, &fn);
@@ -220,6 +268,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "dots8", fn);
   napi_create_function(env, "dots8Lists", NAPI_AUTO_LENGTH, dots8_lists, NULL, &fn);
   napi_set_named_property(env, exports, "dots8Lists", fn);
+  napi_create_function(env, "weightedRows", NAPI_AUTO_LENGTH, weighted_rows_js, NULL, &fn);
+  napi_set_named_property(env, exports, "weightedRows", fn);
   return exports;
 }
 

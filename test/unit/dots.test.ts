@@ -1,6 +1,7 @@
-// The vector leg's dot products: the native addon (native/dot) and the JavaScript fallback agree to the last bit.
+// The native addon (native/dot) and its JavaScript fallbacks agree to the last bit: the vector leg's dot products and the default embedder's pooling.
 import { describe, expect, it } from 'vitest';
 import { dots8InJs, dotsInJs, nativeDots, nativeDots8, nativeDots8Lists } from '../../shared/search/vectors/dots.js';
+import { nativeWeightedRows, weightedRowsInJs } from '../../shared/llm/adapters/glove-pool.js';
 import { prng } from '../helpers/prng.js';
 
 describe('dot products', () => {
@@ -70,5 +71,29 @@ describe('dot products', () => {
   it('refuses arrays too short for the rows asked for instead of reading past them', () => {
     expect(() => nativeDots!(new Float64Array(4), new Float32Array(7), 4, 2, new Float64Array(2))).toThrow(TypeError);
     expect(() => nativeDots!(new Float64Array(4), new Float32Array(8), 4, 2, new Float64Array(1))).toThrow(TypeError);
+  });
+
+  it('pooling word vectors: native and JavaScript give the same sums, bit for bit, rows repeated and in any order', () => {
+    expect(nativeWeightedRows).not.toBeNull();
+    const rand = prng(17);
+    for (const [dims, tableRows, count] of [[100, 1000, 218], [4, 3, 0], [8, 5, 40], [100, 1, 3]]) {
+      const vectors = Float32Array.from({ length: dims * tableRows }, () => rand() * 2 - 1);
+      const weights = Float32Array.from({ length: tableRows }, () => rand());
+      const rows = Int32Array.from({ length: count + 2 }, () => Math.floor(rand() * tableRows));
+      const start = Float64Array.from({ length: dims }, () => rand());
+      const a = start.slice();
+      const b = start.slice();
+      weightedRowsInJs(a, vectors, weights, dims, rows, count);
+      nativeWeightedRows!(b, vectors, weights, dims, rows, count);
+      expect(Array.from(b)).toEqual(Array.from(a));
+    }
+  });
+
+  it('pooling refuses a row outside the table, and adds nothing then', () => {
+    const acc = new Float64Array(4);
+    expect(() => nativeWeightedRows!(acc, new Float32Array(8), new Float32Array(2), 4, Int32Array.of(0, 2), 2)).toThrow(RangeError);
+    expect(() => nativeWeightedRows!(acc, new Float32Array(8), new Float32Array(2), 4, Int32Array.of(-1), 1)).toThrow(RangeError);
+    expect(() => nativeWeightedRows!(acc, new Float32Array(8), new Float32Array(2), 4, Int32Array.of(0), 2)).toThrow(TypeError);
+    expect(Array.from(acc)).toEqual([0, 0, 0, 0]);
   });
 });
