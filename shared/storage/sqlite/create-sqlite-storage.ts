@@ -58,11 +58,12 @@ export function createSqliteStorage(options: SqliteStorageOptions): BackendStora
   const events = guardWrites(new SqliteEventStore(eventsDb), guard, [], {
     recordSearches: undefined, recordClick: false, recordSupportForward: undefined, recordGeneration: undefined,
   });
+  const sections = new SqliteSectionStore(searchDb);
   return {
     backend: 'sqlite',
     indexes: new SqliteIndexRegistry(db),
     documents: guardWrites(new SqliteDocumentStore(db, thread ? (w) => thread.commit(w) : null), guard, ['applyWrites']),
-    sections: new SqliteSectionStore(searchDb),
+    sections,
     vectors: null,
     keywords: null,
     keys: new SqliteKeyStore(db),
@@ -82,6 +83,7 @@ export function createSqliteStorage(options: SqliteStorageOptions): BackendStora
       await thread?.close();
       db.close();
       searchDb.close();
+      sections.close();
       eventsDb.close();
     },
   };

@@ -1,11 +1,22 @@
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView } from '../ports/section-store.js';
 import { immediate, unmapped, type Db } from './open-database.js';
 import type { Statement } from 'better-sqlite3';
 import { chunkBySections } from '../chunk-by-sections.js';
+import { ChangeSignal } from './change-signal.js';
 
 const MAX_SECTIONS_PER_TRANSACTION = 200;
 /** Positions read by one statement; a statement is prepared once per count up to this. */
 const POSITIONS_PER_STATEMENT = 64;
+
+/** The change signal's file, beside search.db. */
+export const CHANGE_SIGNAL_FILE = 'search.changed';
+/**
+ * Longest a reader trusts an unchanged signal before it asks the change log anyway: bounds how late it sees a
+ * publish whose process died between its commit and writing the signal (the job's replay writes it at once).
+ */
+export const SIGNAL_TRUST_MS = 1000;
 
 const SECTION_COLUMNS = `id, doc_uid AS uid, version, ord, field, title, anchor, text, vector_model AS vectorModel`;
 
@@ -20,7 +31,12 @@ export class SqliteSectionStore implements SectionStore {
   /** Statements prepared per SQL builder and count of positions or ids read. */
   private readonly prepared = new Map<(n: number) => string, Map<number, Statement<unknown[], SectionRowView>>>();
 
+  private readonly signal: ChangeSignal;
+  /** Per index, the last "nothing new" the change log gave: after which entry, under which signal, when. */
+  private readonly quiet = new Map<number, { seq: number; signal: number; at: number }>();
+
   constructor(private readonly db: Db) {
+    this.signal = new ChangeSignal(join(dirname(db.name), CHANGE_SIGNAL_FILE));
     this.q = {
       live: db.prepare<[number, string], { version: number }>(`SELECT version FROM live WHERE index_id = ? AND uid = ?`),
       setLive: db.prepare(
@@ -40,6 +56,7 @@ export class SqliteSectionStore implements SectionStore {
         `SELECT seq, uid FROM changes WHERE index_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       ),
       lastChange: db.prepare<[number], number>(`SELECT coalesce(max(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
+      newestChange: db.prepare<[], number>(`SELECT coalesce(max(seq), 0) FROM changes`).pluck(),
       firstChange: db.prepare<[number], number>(`SELECT coalesce(min(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
       // One sequence for all indexes: keeping the newest `keep` overall keeps at least as many per
       // index, and each index's newest entry always stays, so a reader can tell "nothing new" from
@@ -86,6 +103,9 @@ export class SqliteSectionStore implements SectionStore {
         }
       });
     }
+    // After the commits, so a reader that sees the new value finds the entries; the newest entry of the whole
+    // log also covers one this store committed but never signalled (its process died: this is the replay).
+    this.signal.write(this.q.newestChange.get()!);
     return result;
   }
 
@@ -148,8 +168,20 @@ export class SqliteSectionStore implements SectionStore {
     return out;
   }
 
+  /** Closes the signal's file (the database is the storage's to close). */
+  close(): void {
+    this.signal.close();
+  }
+
   async changesSince(indexId: number, seq: number, limit: number) {
-    return this.q.changes.all(indexId, seq, limit);
+    // The signal is read before the query: a publish that commits after it changes the signal.
+    const signal = this.signal.read();
+    const now = performance.now();
+    const quiet = this.quiet.get(indexId);
+    if (quiet && quiet.seq === seq && quiet.signal === signal && now - quiet.at < SIGNAL_TRUST_MS) return [];
+    const changes = this.q.changes.all(indexId, seq, limit);
+    if (changes.length === 0) this.quiet.set(indexId, { seq, signal, at: now });
+    return changes;
   }
 
   async lastChange(indexId: number): Promise<number> {

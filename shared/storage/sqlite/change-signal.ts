@@ -1,0 +1,49 @@
+import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
+
+/**
+ * The change-feed position of the latest publish by any process of a data folder, in a file of eight bytes
+ * beside search.db: a publish writes it after its commit, and a reader that was told "nothing new" for an index
+ * answers the same without a query while the file says what it said then. Reading it is one pread of eight
+ * bytes (a few µs); the query it saves cost 60-90 µs inside a search, where the ranking has evicted SQLite's
+ * code and pages from the CPU's caches (bench scratch, 10,000 documents: 62-90 µs in the API process, the same
+ * query 10-13 µs in a loop). Only a hint: when the file cannot say (missing, short, unreadable) the reader asks.
+ */
+export class ChangeSignal {
+  private fd: number | null;
+  private readonly readBuffer = Buffer.alloc(8);
+
+  constructor(path: string) {
+    try {
+      this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    } catch {
+      this.fd = null;
+    }
+  }
+
+  /** What the file says now; NaN when it cannot say (never equal to anything, so the reader asks). */
+  read(): number {
+    if (this.fd === null) return Number.NaN;
+    try {
+      return readSync(this.fd, this.readBuffer, 0, 8, 0) === 8 ? this.readBuffer.readDoubleLE(0) : Number.NaN;
+    } catch {
+      return Number.NaN;
+    }
+  }
+
+  /** Records `seq`, the feed's newest entry after a publish. */
+  write(seq: number): void {
+    if (this.fd === null) return;
+    const b = Buffer.alloc(8);
+    b.writeDoubleLE(seq, 0);
+    try {
+      writeSync(this.fd, b, 0, 8, 0);
+    } catch {
+      // Readers that trust the old value ask again after SIGNAL_TRUST_MS (SqliteSectionStore).
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
