@@ -59,9 +59,28 @@ describe('sqlite change signal', () => {
     const again = new Database(join(dir, 'search.db'));
     again.prepare('INSERT INTO changes (index_id, uid) VALUES (?, ?)').run(INDEX, 'replayed');
     again.close();
-    // The replayed job's publish finds its version live and changes nothing, but signals the whole log.
+    // The replayed job's publish finds its version live and changes nothing, but marks the signal.
     await writer.sections.publish(INDEX, [item('a', 1)], MODEL);
     expect(await uids(reader, after)).toEqual(['replayed']);
+  });
+
+  it('a mark written late, after another publisher\'s commit and mark, still sends the reader to the log', async () => {
+    const late = createSqliteStorage({ dataDir: dir, synchronous: 'normal' });
+    try {
+      await writer.sections.publish(INDEX, [item('a', 1)], MODEL);
+      const seq = await reader.sections.lastChange(INDEX);
+      expect(await uids(reader, seq)).toEqual([]);
+      for (let i = 0; i < 5; i++) {
+        const raw = new Database(join(dir, 'search.db'));
+        raw.prepare('INSERT INTO changes (index_id, uid) VALUES (?, ?)').run(INDEX, `c${i}`);
+        raw.close();
+        // A publisher that committed earlier and marks only now (its process was descheduled in between).
+        await late.sections.publish(INDEX, [], MODEL);
+        expect((await uids(reader, seq)).at(-1)).toBe(`c${i}`);
+      }
+    } finally {
+      await late.close();
+    }
   });
 
   it('a signal file that is missing, short or overwritten only costs queries, never an entry', async () => {

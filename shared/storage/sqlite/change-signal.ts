@@ -1,9 +1,11 @@
 import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 
 /**
- * The change-feed position of the latest publish by any process of a data folder, in a file of eight bytes
- * beside search.db: a publish writes it after its commit, and a reader that was told "nothing new" for an index
- * answers the same without a query while the file says what it said then. Reading it is one pread of eight
+ * A mark that changes with every publish by any process of a data folder, in a file of eight bytes beside
+ * search.db: a publish writes a value of its own after its commits, and a reader that was told "nothing new" for an
+ * index answers the same without a query while the file reads as it did then. Values are drawn at random (53 bits),
+ * never a position of the change log: two publishers can write in the other order than they committed, and a late
+ * write of a value a reader has seen before would hide the commit between. Reading it is one pread of eight
  * bytes (a few µs); the query it saves cost 60-90 µs inside a search, where the ranking has evicted SQLite's
  * code and pages from the CPU's caches (bench scratch, 10,000 documents: 62-90 µs in the API process, the same
  * query 10-13 µs in a loop). Only a hint: when the file cannot say (missing, short, unreadable) the reader asks.
@@ -30,11 +32,11 @@ export class ChangeSignal {
     }
   }
 
-  /** Records `seq`, the feed's newest entry after a publish. */
-  write(seq: number): void {
+  /** Marks a publish: a value no reader has seen (one in 2^53 to repeat one). */
+  mark(): void {
     if (this.fd === null) return;
     const b = Buffer.alloc(8);
-    b.writeDoubleLE(seq, 0);
+    b.writeDoubleLE(Math.floor(Math.random() * 2 ** 53), 0);
     try {
       writeSync(this.fd, b, 0, 8, 0);
     } catch {

@@ -56,7 +56,6 @@ export class SqliteSectionStore implements SectionStore {
         `SELECT seq, uid FROM changes WHERE index_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
       ),
       lastChange: db.prepare<[number], number>(`SELECT coalesce(max(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
-      newestChange: db.prepare<[], number>(`SELECT coalesce(max(seq), 0) FROM changes`).pluck(),
       firstChange: db.prepare<[number], number>(`SELECT coalesce(min(seq), 0) FROM changes WHERE index_id = ?`).pluck(),
       // One sequence for all indexes: keeping the newest `keep` overall keeps at least as many per
       // index, and each index's newest entry always stays, so a reader can tell "nothing new" from
@@ -103,9 +102,9 @@ export class SqliteSectionStore implements SectionStore {
         }
       });
     }
-    // After the commits, so a reader that sees the new value finds the entries; the newest entry of the whole
-    // log also covers one this store committed but never signalled (its process died: this is the replay).
-    this.signal.write(this.q.newestChange.get()!);
+    // After the commits, so a reader that sees the new mark finds the entries; it also covers an entry this store
+    // committed but never marked (its process died: this is the replay, which publishes again).
+    this.signal.mark();
     return result;
   }
 
