@@ -14,7 +14,7 @@ const POSITIONS_PER_STATEMENT = 64;
 export const CHANGE_SIGNAL_FILE = 'search.changed';
 /**
  * Longest a reader trusts an unchanged signal before it asks the change log anyway: bounds how late it sees a
- * publish whose process died between its commit and writing the signal (the job's replay writes it at once).
+ * publish whose process died between its commit and its mark (the job's replay publishes and marks at once).
  */
 export const SIGNAL_TRUST_MS = 1000;
 
