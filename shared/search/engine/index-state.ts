@@ -4,7 +4,7 @@ import type { SectionView } from '../../storage/ports/section-store.js';
 import { createAnalyzer, type Analyzer } from '../analyzer/analyzer.js';
 import { InvertedIndex, type InvertedIndexSnapshot, type UnitTerms } from '../rank/inverted-index.js';
 import { PageFrequencies, type PageFrequenciesSnapshot } from '../rank/page-frequencies.js';
-import { countTerms, type CountedTerms } from '../rank/term-counts.js';
+import type { CountedTerms } from '../rank/term-counts.js';
 import { SnapshotFormatError, type SnapshotReader, type SnapshotWriter } from '../snapshot/snapshot-codec.js';
 import { own } from '../../records/own.js';
 import { present } from '../filter/leaf-matchers.js';
@@ -62,15 +62,15 @@ export interface IndexStateSnapshot {
 
 export class IndexState {
   inverted = new InvertedIndex();
-  /** Page-level document frequencies (the search interface's page scores). */
-  pages = new PageFrequencies();
+  private tokens = new UnitTokens();
+  /** Page-level document frequencies (the search interface's page scores), numbered by the tokens' dictionary. */
+  pages = new PageFrequencies(this.tokens.terms);
   readonly analyzer: Analyzer;
   /** The change-feed entry this copy has applied up to. */
   seq = 0;
   /** Set when the feed was pruned past `seq`: this copy must be loaded again. */
   behindFeed = false;
 
-  private tokens = new UnitTokens();
   private unitDoc = new Int32Array(1024);
   private unitOrd = new Int32Array(1024);
   private unitVersion = new Float64Array(1024);
@@ -144,8 +144,8 @@ export class IndexState {
     const state = new IndexState(index);
     state.seq = s.seq;
     state.inverted = InvertedIndex.restore(r, s.inverted);
-    state.pages = PageFrequencies.restore(r, s.pages);
     state.tokens = UnitTokens.restore(r, s.tokens);
+    state.pages = PageFrequencies.restore(r, s.pages, state.tokens.terms);
     state.unitDoc = r.blob(s.unitDoc, 'i32');
     state.unitOrd = r.blob(s.unitOrd, 'i32');
     state.unitVersion = r.blob(s.unitVersion, 'f64');
@@ -204,7 +204,7 @@ export class IndexState {
     if (previous !== undefined) {
       const removed: CountedTerms[] = [];
       for (const u of this.unitRange(previous)) {
-        const terms = countTerms(this.tokens.get(u));
+        const terms = this.tokens.counted(u);
         this.inverted.removeCounted(u, terms);
         removed.push(terms);
       }

@@ -1,6 +1,7 @@
 import type { UnitTerms } from '../rank/inverted-index.js';
 import type { CountedTerms, FieldTerms } from '../rank/term-counts.js';
 import { grown } from '../grown.js';
+import { TermDictionary } from '../rank/term-dictionary.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
 
 export interface UnitTokensSnapshot {
@@ -22,12 +23,13 @@ export class UnitTokens {
   private bytes = new Uint8Array(1 << 16);
   private used = 0;
   private offsets = new Float64Array(1024);
-  private readonly termIds = new Map<string, number>();
-  private readonly terms: string[] = [];
   private readonly fieldIds = new Map<string, number>();
   private readonly fields: string[] = [];
   /** Scratch for set(): occurrences per term id in the field being stored, zero between calls. */
   private tally = new Int32Array(1024);
+
+  /** `terms`: the index's dictionary, which the posting lists and page frequencies share. */
+  constructor(readonly terms = new TermDictionary()) {}
 
   /**
    * Stores the tokens of unit `unit` (units come in ascending order, each once) and returns them
@@ -47,28 +49,63 @@ export class UnitTokens {
       }
       this.write(f);
       this.write(list.length);
-      const seen: number[] = [];
-      this.tally = grown(this.tally, this.terms.length + list.length);
+      const ids: number[] = [];
+      this.tally = grown(this.tally, this.terms.size + list.length);
       for (const term of list) {
-        let id = this.termIds.get(term);
-        if (id === undefined) {
-          this.termIds.set(term, (id = this.terms.length));
-          this.terms.push(term);
-        }
+        const id = this.terms.id(term);
         this.write(id);
-        if (this.tally[id]++ === 0) seen.push(id);
+        if (this.tally[id]++ === 0) ids.push(id);
       }
       if (list.length === 0) continue;
-      const terms = new Array<string>(seen.length);
-      const freqs = new Array<number>(seen.length);
-      for (let i = 0; i < seen.length; i++) {
-        terms[i] = this.terms[seen[i]];
-        freqs[i] = this.tally[seen[i]];
-        this.tally[seen[i]] = 0;
-      }
-      counted.push({ field, length: list.length, terms, freqs });
+      counted.push(this.countedField(field, list.length, ids));
     }
     return counted;
+  }
+
+  /** The terms of unit `unit` counted per field, as set() returned them when it was stored. */
+  counted(unit: number): CountedTerms {
+    const read = this.reader(unit);
+    this.tally = grown(this.tally, this.terms.size);
+    const counted: FieldTerms[] = [];
+    for (let fields = read(); fields > 0; fields--) {
+      const field = this.fields[read()];
+      const count = read();
+      const ids: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const id = read();
+        if (this.tally[id]++ === 0) ids.push(id);
+      }
+      if (count > 0) counted.push(this.countedField(field, count, ids));
+    }
+    return counted;
+  }
+
+  /** Reads unit `unit`'s LEB128 varints one after the other. */
+  private reader(unit: number): () => number {
+    const bytes = this.bytes;
+    let at = this.offsets[unit];
+    return () => {
+      let n = 0;
+      let shift = 1;
+      for (;;) {
+        const b = bytes[at++];
+        n += (b & 0x7f) * shift;
+        if (b < 0x80) return n;
+        shift *= 0x80;
+      }
+    };
+  }
+
+  /** One field's distinct terms with their counts from the tally, which it leaves at zero again. */
+  private countedField(field: string, length: number, ids: number[]): FieldTerms {
+    const terms = new Array<string>(ids.length);
+    const freqs = new Array<number>(ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      terms[i] = this.terms.term(ids[i]);
+      freqs[i] = this.tally[ids[i]];
+      this.tally[ids[i]] = 0;
+    }
+    return { field, length, terms, freqs, ids };
   }
 
   /** The tokens unit `unit` was stored with, per field (own keys, so any field name is safe). */
@@ -83,18 +120,7 @@ export class UnitTokens {
 
   /** The unit's fields with their tokens; only `only`'s when given (the others are skipped, not built). */
   private decode(unit: number, only: string | null): [string, string[]][] {
-    const bytes = this.bytes;
-    let at = this.offsets[unit];
-    const read = () => {
-      let n = 0;
-      let shift = 1;
-      for (;;) {
-        const b = bytes[at++];
-        n += (b & 0x7f) * shift;
-        if (b < 0x80) return n;
-        shift *= 0x80;
-      }
-    };
+    const read = this.reader(unit);
     const entries: [string, string[]][] = [];
     for (let fields = read(); fields > 0; fields--) {
       const field = this.fields[read()];
@@ -104,7 +130,7 @@ export class UnitTokens {
         continue;
       }
       const list = new Array<string>(count);
-      for (let i = 0; i < count; i++) list[i] = this.terms[read()];
+      for (let i = 0; i < count; i++) list[i] = this.terms.term(read());
       entries.push([field, list]);
     }
     return entries;
@@ -112,18 +138,14 @@ export class UnitTokens {
 
   /** The tokens of units 0 .. units - 1; the buffer is only appended to, so views of it hold. */
   snapshot(w: SnapshotWriter, units: number): UnitTokensSnapshot {
-    return { bytes: w.add(this.bytes.subarray(0, this.used)), offsets: w.add(this.offsets.subarray(0, units)), terms: [...this.terms], fields: [...this.fields] };
+    return { bytes: w.add(this.bytes.subarray(0, this.used)), offsets: w.add(this.offsets.subarray(0, units)), terms: this.terms.list(), fields: [...this.fields] };
   }
 
   static restore(r: SnapshotReader, s: UnitTokensSnapshot): UnitTokens {
-    const out = new UnitTokens();
+    const out = new UnitTokens(TermDictionary.from(s.terms));
     out.bytes = r.blob(s.bytes, 'u8');
     out.used = out.bytes.length;
     out.offsets = r.blob(s.offsets, 'f64');
-    s.terms.forEach((t, i) => {
-      out.terms.push(t);
-      out.termIds.set(t, i);
-    });
     s.fields.forEach((f, i) => {
       out.fields.push(f);
       out.fieldIds.set(f, i);

@@ -70,6 +70,11 @@ export interface FieldStats {
 
 class FieldIndex {
   readonly terms = new Map<string, PostingList>();
+  /**
+   * The same lists by term number (TermDictionary), filled as units counted with numbers come in:
+   * adding a unit then indexes an array per term instead of hashing its string.
+   */
+  private readonly byId: (PostingList | undefined)[] = [];
   /** By unit: the code of its length in this field (lengthCode; 0 without the field). */
   lengths = new Uint8Array(1024);
   readonly stats: FieldStats = { docCount: 0, sumLength: 0 };
@@ -81,6 +86,25 @@ class FieldIndex {
     const next = new Uint8Array(n);
     next.set(this.lengths);
     this.lengths = next;
+  }
+
+  /** The list of `term` (number `id` when known), made when there is none. */
+  list(term: string, id: number | undefined): PostingList {
+    let list = id === undefined ? undefined : this.byId[id];
+    if (list) return list;
+    list = this.terms.get(term);
+    if (!list) this.terms.set(term, (list = new PostingList()));
+    if (id !== undefined) {
+      // Filled in order up to `id` so the array stays a dense one rather than a dictionary of holes.
+      while (this.byId.length < id) this.byId.push(undefined);
+      this.byId[id] = list;
+    }
+    return list;
+  }
+
+  /** The list of `term` if any, without making one. */
+  existing(term: string, id: number | undefined): PostingList | undefined {
+    return (id === undefined ? undefined : this.byId[id]) ?? this.terms.get(term);
   }
 }
 
@@ -128,7 +152,7 @@ export class InvertedIndex {
     }
     this.alive[unit] = 1;
     this.liveUnits++;
-    for (const { field: name, length: tokens, terms: distinct, freqs } of terms) {
+    for (const { field: name, length: tokens, terms: distinct, freqs, ids } of terms) {
       let field = this.fields.get(name);
       if (!field) this.fields.set(name, (field = new FieldIndex()));
       field.ensure(unit);
@@ -137,11 +161,7 @@ export class InvertedIndex {
       const length = LENGTH_OF_CODE[code];
       field.stats.docCount++;
       field.stats.sumLength += tokens;
-      for (let i = 0; i < distinct.length; i++) {
-        let list = field.terms.get(distinct[i]);
-        if (!list) field.terms.set(distinct[i], (list = new PostingList()));
-        list.add(unit, freqs[i], length);
-      }
+      for (let i = 0; i < distinct.length; i++) field.list(distinct[i], ids?.[i]).add(unit, freqs[i], length);
     }
     return unit;
   }
@@ -156,13 +176,13 @@ export class InvertedIndex {
     if (!this.alive[unit]) return;
     this.alive[unit] = 0;
     this.liveUnits--;
-    for (const { field: name, length, terms: distinct } of terms) {
+    for (const { field: name, length, terms: distinct, ids } of terms) {
       const field = this.fields.get(name);
       if (!field) continue;
       field.stats.docCount--;
       field.stats.sumLength -= length;
-      for (const t of distinct) {
-        const list = field.terms.get(t);
+      for (let i = 0; i < distinct.length; i++) {
+        const list = field.existing(distinct[i], ids?.[i]);
         if (list) list.df--;
       }
     }

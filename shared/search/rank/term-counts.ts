@@ -6,6 +6,8 @@ export interface FieldTerms {
   length: number;
   terms: string[];
   freqs: number[];
+  /** The terms' numbers in the index's TermDictionary, when counted by UnitTokens (countTerms has none). */
+  ids?: number[];
 }
 
 /**
