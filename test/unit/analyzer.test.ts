@@ -3,6 +3,7 @@ import { ANALYZER_LANGUAGES, createAnalyzer } from '../../shared/search/analyzer
 import { foldAccents } from '../../shared/search/analyzer/normalize.js';
 import { MAX_TOKEN_LENGTH, tokenizeByExpression, tokenizeWords } from '../../shared/search/analyzer/tokenize-words.js';
 import { SUPPORTED_LANGUAGES } from '../../shared/indexes/index-schema.js';
+import { TermDictionary } from '../../shared/search/rank/term-dictionary.js';
 
 const analyze = (language: string, text: string) => createAnalyzer(language).analyze(text);
 
@@ -194,5 +195,25 @@ describe('robustness', () => {
       expect(analyze(language, '')).toEqual([]);
       expect(analyze(language, ' ,.;!? 。，！ ')).toEqual([]);
     }
+  });
+});
+
+describe('analyzeNumbered', () => {
+  it("gives analyze()'s terms as each dictionary's numbers, whichever dictionary asked last", () => {
+    const analyzer = createAnalyzer('en');
+    const texts = ['The cells divide; the cell divided.', "Mice don't sleep, cells do", 'Über café naïve résumé', '细胞分裂 and cells'];
+    const a = new TermDictionary();
+    const b = new TermDictionary();
+    b.id('zzz'); // b numbers the same terms differently
+    for (let round = 0; round < 2; round++) {
+      for (const text of texts) {
+        for (const dict of [a, b]) {
+          const ids = analyzer.analyzeNumbered(text, dict);
+          expect(ids.map((id) => dict.term(id))).toEqual(analyzer.analyze(text));
+        }
+      }
+    }
+    expect(a.idOf('zzz')).toBeUndefined();
+    expect(a.serial).not.toBe(b.serial);
   });
 });

@@ -18,10 +18,19 @@ import { type Stem, stemmerFor } from './stemmers.js';
 import { stopWordsFor } from './stop-words.js';
 import { type RunSegmenter, tokenizeWords } from './tokenize-words.js';
 
+/** Numbers terms (an index's TermDictionary): the same number for the same term, for as long as it lives. */
+export interface TermNumbering {
+  /** Tells numberings apart (unique in the process), so a cached number is never read for another one. */
+  readonly serial: number;
+  id(term: string): number;
+}
+
 export interface Analyzer {
   readonly language: string;
   /** Terms in order; a term's position is its array index. */
   analyze(text: string): string[];
+  /** What analyze() gives, as the terms' numbers in `numbering`. */
+  analyzeNumbered(text: string, numbering: TermNumbering): number[];
 }
 
 /** The language codes an index may declare; kept equal to SUPPORTED_LANGUAGES of the index schema. */
@@ -66,8 +75,20 @@ function runSegmenterFor(language: string): RunSegmenter {
 // junk input cannot grow it.
 const TERM_MEMO_LIMIT = 100_000;
 
+/**
+ * A token's term, and its number in the numbering that last asked: a document pushed into an index
+ * gets its terms' numbers with the same lookup that finds the terms (a second lookup per token, in
+ * the index's dictionary, was an eighth of taking a document in). A serial, not the numbering itself,
+ * so the memo never keeps a dropped index's dictionary alive.
+ */
+class MemoEntry {
+  serial = -1;
+  id = -1;
+  constructor(readonly term: string) {}
+}
+
 class ChainAnalyzer implements Analyzer {
-  private readonly termOf = new Map<string, string>();
+  private readonly termOf = new Map<string, MemoEntry>();
   private readonly segmentRun: RunSegmenter;
   private readonly tokenFilter: TokenFilter | undefined;
   private readonly stopWords: ReadonlySet<string>;
@@ -83,20 +104,43 @@ class ChainAnalyzer implements Analyzer {
   }
 
   analyze(text: string): string[] {
-    if (typeof text !== 'string' || text.length === 0) return [];
-    const normalized = prepareForLanguage(normalizeText(text), this.language);
     const terms: string[] = [];
-    const memo = this.termOf;
-    for (const token of tokenizeWords(normalized, this.segmentRun)) {
-      let term = memo.get(token);
-      if (term === undefined) {
-        term = this.term(token);
-        if (memo.size >= TERM_MEMO_LIMIT) memo.clear();
-        memo.set(token, term);
-      }
+    for (const token of this.tokens(text)) {
+      const term = this.entry(token).term;
       if (term.length > 0) terms.push(term);
     }
     return terms;
+  }
+
+  analyzeNumbered(text: string, numbering: TermNumbering): number[] {
+    const ids: number[] = [];
+    const serial = numbering.serial;
+    for (const token of this.tokens(text)) {
+      const entry = this.entry(token);
+      if (entry.term.length === 0) continue;
+      if (entry.serial !== serial) {
+        entry.id = numbering.id(entry.term);
+        entry.serial = serial;
+      }
+      ids.push(entry.id);
+    }
+    return ids;
+  }
+
+  private tokens(text: string): string[] {
+    if (typeof text !== 'string' || text.length === 0) return [];
+    return tokenizeWords(prepareForLanguage(normalizeText(text), this.language), this.segmentRun);
+  }
+
+  private entry(token: string): MemoEntry {
+    const memo = this.termOf;
+    let entry = memo.get(token);
+    if (entry === undefined) {
+      entry = new MemoEntry(this.term(token));
+      if (memo.size >= TERM_MEMO_LIMIT) memo.clear();
+      memo.set(token, entry);
+    }
+    return entry;
   }
 
   /** What a token becomes after the per-token steps (3 to 6); '' when it is dropped. */

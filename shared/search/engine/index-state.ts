@@ -11,7 +11,7 @@ import { present } from '../filter/leaf-matchers.js';
 import { grown } from '../grown.js';
 import { UidMap, type UidMapSnapshot } from '../uid-map.js';
 import { UnitTokens, type UnitTokensSnapshot } from './unit-tokens.js';
-import { documentUnitTerms } from './unit-terms.js';
+import { documentUnitTermIds } from './unit-terms.js';
 
 export { HEADING_FIELD } from './unit-terms.js';
 
@@ -218,7 +218,7 @@ export class IndexState {
     const doc = this.docUids.length;
     this.docUids.push(uid);
     this.docNumbers.set(uid, doc);
-    const unitTerms = documentUnitTerms(this.analyzer, this.index, sections, fields);
+    const unitTerms = documentUnitTermIds(this.analyzer, this.tokens.terms, this.index, sections, fields);
     const added: CountedTerms[] = [];
     const sectioned = new Set<string>();
     for (const [i, section] of sections.entries()) {

@@ -1,7 +1,10 @@
 import type { IndexRecord } from '../../indexes/index-schema.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
-import type { Analyzer } from '../analyzer/analyzer.js';
+import type { Analyzer, TermNumbering } from '../analyzer/analyzer.js';
 import type { UnitTerms } from '../rank/inverted-index.js';
+
+/** A unit's terms per field as numbers of the index's TermDictionary. */
+export type UnitTermIds = Record<string, number[]>;
 
 /** Pseudo-field of a section's heading; '#' keeps it apart from schema field names (letters, digits, _). */
 export const HEADING_FIELD = '#heading';
@@ -24,11 +27,20 @@ export interface SectionText {
  * all of them.
  */
 export function documentUnitTerms(analyzer: Analyzer, index: IndexRecord, sections: readonly SectionText[], fields: DocumentFields): UnitTerms[] {
-  const title = typeof fields.title === 'string' && index.fields.title ? analyzer.analyze(fields.title) : null;
+  return unitFields((text) => analyzer.analyze(text), index, sections, fields);
+}
+
+/** documentUnitTerms as the terms' numbers in `numbering` (the in-memory engine's dictionary). */
+export function documentUnitTermIds(analyzer: Analyzer, numbering: TermNumbering, index: IndexRecord, sections: readonly SectionText[], fields: DocumentFields): UnitTermIds[] {
+  return unitFields((text) => analyzer.analyzeNumbered(text, numbering), index, sections, fields);
+}
+
+function unitFields<T>(analyze: (text: string) => T[], index: IndexRecord, sections: readonly SectionText[], fields: DocumentFields): Record<string, T[]>[] {
+  const title = typeof fields.title === 'string' && index.fields.title ? analyze(fields.title) : null;
   return sections.map((section) => {
-    const entries: [string, string[]][] = [];
-    if (section.field) entries.push([section.field, analyzer.analyze(section.text)]);
-    if (section.title && section.title !== fields.title) entries.push([HEADING_FIELD, analyzer.analyze(section.title)]);
+    const entries: [string, T[]][] = [];
+    if (section.field) entries.push([section.field, analyze(section.text)]);
+    if (section.title && section.title !== fields.title) entries.push([HEADING_FIELD, analyze(section.title)]);
     if (title && section.field !== 'title') entries.push(['title', title]);
     // Field names are users' (`__proto__` too): fromEntries keeps each as an own key, where assigning would not.
     return Object.fromEntries(entries);

@@ -1,4 +1,5 @@
 import type { UnitTerms } from '../rank/inverted-index.js';
+import type { UnitTermIds } from './unit-terms.js';
 import type { CountedTerms, FieldTerms } from '../rank/term-counts.js';
 import { grown } from '../grown.js';
 import { TermDictionary } from '../rank/term-dictionary.js';
@@ -32,10 +33,10 @@ export class UnitTokens {
   constructor(readonly terms = new TermDictionary()) {}
 
   /**
-   * Stores the tokens of unit `unit` (units come in ascending order, each once) and returns them
-   * counted per field, as countTerms would: the ids handed out here count them, with no map per unit.
+   * Stores the tokens of unit `unit` (units come in ascending order, each once), as numbers of `terms`,
+   * and returns them counted per field, as countTerms would: the numbers count them, with no map per unit.
    */
-  set(unit: number, tokens: UnitTerms): CountedTerms {
+  set(unit: number, tokens: UnitTermIds): CountedTerms {
     this.offsets = grown(this.offsets, unit + 1);
     this.offsets[unit] = this.used;
     const entries = Object.entries(tokens);
@@ -50,9 +51,8 @@ export class UnitTokens {
       this.write(f);
       this.write(list.length);
       const ids: number[] = [];
-      this.tally = grown(this.tally, this.terms.size + list.length);
-      for (const term of list) {
-        const id = this.terms.id(term);
+      this.tally = grown(this.tally, this.terms.size);
+      for (const id of list) {
         this.write(id);
         if (this.tally[id]++ === 0) ids.push(id);
       }

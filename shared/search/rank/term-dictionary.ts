@@ -1,3 +1,5 @@
+import type { TermNumbering } from '../analyzer/analyzer.js';
+
 /**
  * An index's terms, each with a number handed out in the order terms first appear. The stored
  * tokens (UnitTokens), the posting lists and the page frequencies of one index share one, so that
@@ -5,7 +7,10 @@
  * the number instead of hashing the term string again (on SciFact that hashing was a fifth of
  * setDocument).
  */
-export class TermDictionary {
+let serials = 0;
+
+export class TermDictionary implements TermNumbering {
+  readonly serial = ++serials;
   private readonly ids = new Map<string, number>();
   private readonly terms: string[] = [];
 
