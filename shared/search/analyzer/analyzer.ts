@@ -16,7 +16,8 @@ import { foldAccents, lettersKeptFor, normalizeText, prepareForLanguage } from '
 import { icuSegmenter, segmentChinese } from './segment-cjk.js';
 import { type Stem, stemmerFor } from './stemmers.js';
 import { stopWordsFor } from './stop-words.js';
-import { type RunSegmenter, tokenizeWords } from './tokenize-words.js';
+import { TokenMemo } from './token-memo.js';
+import { type RunSegmenter, TokenSpans, scanTokens, tokenHash, tokenizeByExpression } from './tokenize-words.js';
 
 /** Numbers terms (an index's TermDictionary): the same number for the same term, for as long as it lives. */
 export interface TermNumbering {
@@ -71,8 +72,9 @@ function runSegmenterFor(language: string): RunSegmenter {
 
 // Steps 3 to 6 depend on the token alone, and tokens repeat heavily (Zipf): one lookup per token
 // replaces the filter, stop-word, stemming and folding steps, and the same term string comes back
-// each time (its hash is computed once for the index's maps). Bounded and cleared when full, so
-// junk input cannot grow it.
+// each time (its hash is computed once for the index's maps). The lookup is by the token's place in
+// the text, so a token met before costs no string (a Map keyed by sliced tokens was a third of
+// taking a document in). Bounded and cleared when full, so junk input cannot grow it.
 const TERM_MEMO_LIMIT = 100_000;
 
 /**
@@ -88,7 +90,10 @@ class MemoEntry {
 }
 
 class ChainAnalyzer implements Analyzer {
-  private readonly termOf = new Map<string, MemoEntry>();
+  private readonly memo = new TokenMemo<MemoEntry>(TERM_MEMO_LIMIT);
+  private readonly spans = new TokenSpans();
+  /** Scratch of entries(): the entries of the text analysed last. */
+  private readonly found: MemoEntry[] = [];
   private readonly segmentRun: RunSegmenter;
   private readonly tokenFilter: TokenFilter | undefined;
   private readonly stopWords: ReadonlySet<string>;
@@ -105,18 +110,14 @@ class ChainAnalyzer implements Analyzer {
 
   analyze(text: string): string[] {
     const terms: string[] = [];
-    for (const token of this.tokens(text)) {
-      const term = this.entry(token).term;
-      if (term.length > 0) terms.push(term);
-    }
+    for (const entry of this.entries(text)) if (entry.term.length > 0) terms.push(entry.term);
     return terms;
   }
 
   analyzeNumbered(text: string, numbering: TermNumbering): number[] {
     const ids: number[] = [];
     const serial = numbering.serial;
-    for (const token of this.tokens(text)) {
-      const entry = this.entry(token);
+    for (const entry of this.entries(text)) {
       if (entry.term.length === 0) continue;
       if (entry.serial !== serial) {
         entry.id = numbering.id(entry.term);
@@ -127,19 +128,32 @@ class ChainAnalyzer implements Analyzer {
     return ids;
   }
 
-  private tokens(text: string): string[] {
-    if (typeof text !== 'string' || text.length === 0) return [];
-    return tokenizeWords(prepareForLanguage(normalizeText(text), this.language), this.segmentRun);
+  /** The memo entries of the text's tokens, in order (a scratch array, valid until the next call). */
+  private entries(text: string): MemoEntry[] {
+    const found = this.found;
+    found.length = 0;
+    if (typeof text !== 'string' || text.length === 0) return found;
+    const normalized = prepareForLanguage(normalizeText(text), this.language);
+    const spans = this.spans;
+    if (scanTokens(normalized, spans)) {
+      for (let i = 0; i < spans.count; i++) {
+        const start = spans.start[i];
+        const end = spans.end[i];
+        const hash = spans.hash[i];
+        found.push(this.memo.find(normalized, start, end, hash) ?? this.remember(normalized.slice(start, end), hash));
+      }
+    } else {
+      for (const token of tokenizeByExpression(normalized, this.segmentRun)) {
+        const hash = tokenHash(token, 0, token.length);
+        found.push(this.memo.find(token, 0, token.length, hash) ?? this.remember(token, hash));
+      }
+    }
+    return found;
   }
 
-  private entry(token: string): MemoEntry {
-    const memo = this.termOf;
-    let entry = memo.get(token);
-    if (entry === undefined) {
-      entry = new MemoEntry(this.term(token));
-      if (memo.size >= TERM_MEMO_LIMIT) memo.clear();
-      memo.set(token, entry);
-    }
+  private remember(token: string, hash: number): MemoEntry {
+    const entry = new MemoEntry(this.term(token));
+    this.memo.add(token, hash, entry);
     return entry;
   }
 

@@ -40,11 +40,51 @@ const COMPLEX_START = new RegExp(`^[${COMPLEX_SCRIPTS}]`, 'u');
 const HAS_COMPLEX = new RegExp(`[${COMPLEX_SCRIPTS}]`, 'u');
 
 export function tokenizeWords(text: string, segmentRun: RunSegmenter): string[] {
-  if (BEYOND_TABLE.test(text)) return tokenizeByExpression(text, segmentRun);
-  const out: string[] = [];
-  scanTabled(text, out);
+  const spans = scratchSpans;
+  if (!scanTokens(text, spans)) return tokenizeByExpression(text, segmentRun);
+  const out = new Array<string>(spans.count);
+  for (let i = 0; i < spans.count; i++) out[i] = text.slice(spans.start[i], spans.end[i]);
   return out;
 }
+
+/**
+ * Where a text's tokens are, and a hash of each (tokenHash of the token), without making their strings:
+ * the analyzer finds most tokens in its memo by these, so a token it has met costs no string.
+ */
+export class TokenSpans {
+  start = new Int32Array(256);
+  end = new Int32Array(256);
+  hash = new Int32Array(256);
+  count = 0;
+
+  push(start: number, end: number, hash: number): void {
+    if (this.count === this.start.length) {
+      const n = this.count * 2;
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(n);
+        b.set(a);
+        return b;
+      };
+      this.start = grow(this.start);
+      this.end = grow(this.end);
+      this.hash = grow(this.hash);
+    }
+    this.start[this.count] = start;
+    this.end[this.count] = end;
+    this.hash[this.count++] = hash;
+  }
+}
+
+const scratchSpans = new TokenSpans();
+
+/** The hash scanTokens gives a token: FNV-1a over its UTF-16 code units. */
+export function tokenHash(text: string, start: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
 
 /** What tokenizeWords does for any text; exported so tests can hold the scan to it. */
 export function tokenizeByExpression(text: string, segmentRun: RunSegmenter): string[] {
@@ -71,8 +111,6 @@ export function tokenizeByExpression(text: string, segmentRun: RunSegmenter): st
  * The table is filled from the very expressions above, so the two cannot disagree on a character.
  */
 const TABLE_SIZE = 0x3000;
-/** Code units beyond the table, or of a space-less script: such text takes the expression. */
-const BEYOND_TABLE = new RegExp(`[^\\u0000-\\u2fff]|[${COMPLEX_SCRIPTS}]`, 'u');
 const WORD = 1;
 const LETTER = 2;
 const NUMBER = 4;
@@ -80,6 +118,8 @@ const MARK = 8;
 /** May join letters (MidLetter, MidNumLet) and digits (MidNum, MidNumLet). */
 const JOINS_LETTERS = 16;
 const JOINS_NUMBERS = 32;
+/** Of a space-less script: text with one takes the expression (as does text with a code unit beyond the table). */
+const COMPLEX = 64;
 let classes: Uint8Array | null = null;
 
 function classTable(): Uint8Array {
@@ -87,9 +127,11 @@ function classTable(): Uint8Array {
   // One character per test (a few ms once per process): no expression ever runs over a long string.
   const word = new RegExp(`^${WORD_CHAR}$`, 'u');
   const kind = /^(?:(\p{L})|(\p{N})|\p{M})$/u;
+  const complex = new RegExp(`^[${COMPLEX_SCRIPTS}]$`, 'u');
   const table = new Uint8Array(TABLE_SIZE);
   for (let c = 0; c < TABLE_SIZE; c++) {
     const ch = String.fromCharCode(c);
+    if (complex.test(ch)) table[c] = COMPLEX;
     // Letters, digits and marks outside the word characters are of space-less scripts, which the scan never sees.
     if (!word.test(ch)) continue;
     const m = kind.exec(ch);
@@ -105,35 +147,51 @@ function codes(body: string): number[] {
   return [...body.matchAll(/\\u([0-9a-f]{4})|./g)].map((m) => (m[1] === undefined ? m[0].charCodeAt(0) : parseInt(m[1], 16)));
 }
 
-function scanTabled(text: string, out: string[]): void {
+/**
+ * The tokens of `text` into `out` by the table, with their hashes computed on the way; false (and `out`
+ * unusable) when the text has a code unit beyond the table or of a space-less script: the expression's then.
+ */
+export function scanTokens(text: string, out: TokenSpans): boolean {
   const table = classTable();
   const n = text.length;
+  out.count = 0;
   let i = 0;
   while (i < n) {
-    if ((table[text.charCodeAt(i)] & WORD) === 0) {
+    const c = text.charCodeAt(i);
+    if (c >= TABLE_SIZE) return false;
+    const k = table[c];
+    if ((k & WORD) === 0) {
+      if (k & COMPLEX) return false;
       i++;
       continue;
     }
     const start = i;
     let hasLetterOrNumber = false;
+    let h = FNV_OFFSET;
     for (;;) {
       // A run of word characters...
       while (i < n) {
-        const k = table[text.charCodeAt(i)];
+        const c = text.charCodeAt(i);
+        if (c >= TABLE_SIZE) return false;
+        const k = table[c];
         if ((k & WORD) === 0) break;
         if (k & (LETTER | NUMBER)) hasLetterOrNumber = true;
+        h = Math.imul(h ^ c, FNV_PRIME);
         i++;
       }
       // ...continued past one joiner between two letters (marks after the first) or two digits.
       if (i + 1 >= n) break;
       const joiner = table[text.charCodeAt(i)];
       const after = table[text.charCodeAt(i + 1)];
-      if ((joiner & JOINS_LETTERS) && (after & LETTER) && letterBefore(text, table, i)) i++;
-      else if ((joiner & JOINS_NUMBERS) && (after & NUMBER) && (table[text.charCodeAt(i - 1)] & NUMBER)) i++;
+      if ((joiner & JOINS_LETTERS) && (after & LETTER) && letterBefore(text, table, i)) h = Math.imul(h ^ text.charCodeAt(i++), FNV_PRIME);
+      else if ((joiner & JOINS_NUMBERS) && (after & NUMBER) && (table[text.charCodeAt(i - 1)] & NUMBER)) h = Math.imul(h ^ text.charCodeAt(i++), FNV_PRIME);
       else break;
     }
-    if (hasLetterOrNumber) pushLimited(out, text.slice(start, i), false);
+    if (!hasLetterOrNumber) continue;
+    if (i - start <= MAX_TOKEN_LENGTH) out.push(start, i, h);
+    else for (let p = start; p < i; p += MAX_TOKEN_LENGTH) out.push(p, Math.min(i, p + MAX_TOKEN_LENGTH), tokenHash(text, p, Math.min(i, p + MAX_TOKEN_LENGTH)));
   }
+  return true;
 }
 
 /** Whether a letter, followed by marks only, ends the text before `at` (the look-behind \p{L}\p{M}*). */
@@ -149,8 +207,8 @@ function letterBefore(text: string, table: Uint8Array, at: number): boolean {
 // Marks and connectors alone (a stray variation selector, "___") are not words.
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 
-function pushLimited(out: string[], token: string, check = true): void {
-  if (check && !HAS_WORD_CHAR.test(token)) return;
+function pushLimited(out: string[], token: string): void {
+  if (!HAS_WORD_CHAR.test(token)) return;
   if (token.length <= MAX_TOKEN_LENGTH) {
     out.push(token);
     return;
