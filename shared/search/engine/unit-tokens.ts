@@ -1,4 +1,3 @@
-import type { UnitTerms } from '../rank/inverted-index.js';
 import type { UnitTermIds } from './unit-terms.js';
 import type { CountedTerms, FieldTerms } from '../rank/term-counts.js';
 import { grown } from '../grown.js';
@@ -108,24 +107,19 @@ export class UnitTokens {
     return { field, length, terms, freqs, ids };
   }
 
-  /** The tokens unit `unit` was stored with, per field (own keys, so any field name is safe). */
-  get(unit: number): UnitTerms {
-    return Object.fromEntries(this.decode(unit, null));
-  }
-
   /** One field's tokens of unit `unit`, or [] when it has none. */
   field(unit: number, field: string): string[] {
     return this.decode(unit, field)[0]?.[1] ?? [];
   }
 
-  /** The unit's fields with their tokens; only `only`'s when given (the others are skipped, not built). */
-  private decode(unit: number, only: string | null): [string, string[]][] {
+  /** The unit's field `only` with its tokens (the others are skipped, not built). */
+  private decode(unit: number, only: string): [string, string[]][] {
     const read = this.reader(unit);
     const entries: [string, string[]][] = [];
     for (let fields = read(); fields > 0; fields--) {
       const field = this.fields[read()];
       const count = read();
-      if (only !== null && field !== only) {
+      if (field !== only) {
         for (let i = 0; i < count; i++) read();
         continue;
       }
