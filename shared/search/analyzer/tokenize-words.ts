@@ -15,6 +15,8 @@
  * gets sensible terms from Chinese or Japanese passages.
  */
 
+import { grown } from '../grown.js';
+
 /** Splits one run of a space-less script into words (punctuation already dropped). */
 export type RunSegmenter = (run: string) => string[];
 
@@ -58,17 +60,9 @@ export class TokenSpans {
   count = 0;
 
   push(start: number, end: number, hash: number): void {
-    if (this.count === this.start.length) {
-      const n = this.count * 2;
-      const grow = (a: Int32Array) => {
-        const b = new Int32Array(n);
-        b.set(a);
-        return b;
-      };
-      this.start = grow(this.start);
-      this.end = grow(this.end);
-      this.hash = grow(this.hash);
-    }
+    this.start = grown(this.start, this.count + 1);
+    this.end = grown(this.end, this.count + 1);
+    this.hash = grown(this.hash, this.count + 1);
     this.start[this.count] = start;
     this.end[this.count] = end;
     this.hash[this.count++] = hash;
