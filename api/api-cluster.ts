@@ -25,7 +25,7 @@ export async function superviseApiProcesses(config: Config, log: Logger): Promis
   cluster.schedulingPolicy = cluster.SCHED_RR;
   const live = new Set<Worker>();
   const serving = new Set<Worker>();
-  serveClusterMetrics(() => serving.size);
+  serveClusterMetrics(() => [...serving]);
   let served = false;
   let stopping = false;
   let failed = false;

@@ -131,6 +131,7 @@ describe('QUARRY_API_PROCESSES=2', () => {
     const healthz = Number(metrics.body.match(/^quarry_http_request_duration_seconds_count\{[^}]*route="\/healthz"[^}]*\} (\d+)/m)?.[1]);
     expect(healthz).toBe(6);
     expect(metrics.body).toMatch(/^quarry_api_processes 2$/m);
+    expect(metrics.body).toMatch(/^quarry_api_processes_reporting 2$/m);
     expect(metrics.body).toMatch(/^quarry_queue_jobs\{queue="\w+",state="waiting"\} \d+$/m);
   });
 
@@ -144,9 +145,22 @@ describe('QUARRY_API_PROCESSES=2', () => {
     const replaced = await waitFor(() => {
       const now = apiChildren(primary.pid!);
       return now.length === 2 && now.includes(survivor) && !now.includes(victim) ? now : null;
-    }, 60_000, 100);
+    }, 60_000, 20);
     expect(replaced).toBeTruthy();
     const newcomer = replaced!.find((p) => p !== survivor)!;
+    // A scrape while the replacement starts (held stopped, so it cannot answer the primary) sums the
+    // process that serves: it used to fail for 5 s, the whole scrape waiting on the one still starting.
+    process.kill(newcomer, 'SIGSTOP');
+    try {
+      expect(logLines.some((l) => l.pid === newcomer && l.msg.startsWith('Quarry API listening'))).toBe(false);
+      const scrape = await fresh('GET', '/metrics');
+      expect(scrape.status).toBe(200);
+      expect(scrape.body).toMatch(/^quarry_api_processes 1$/m);
+      expect(scrape.body).toMatch(/^quarry_api_processes_reporting 1$/m);
+      expect(scrape.body).toMatch(/^quarry_http_request_duration_seconds_count\{[^}]*route="\/readyz"[^}]*\} \d+$/m);
+    } finally {
+      process.kill(newcomer, 'SIGCONT');
+    }
     expect(await waitFor(() => logLines.some((l) => l.pid === newcomer && l.msg.startsWith('Quarry API listening')), 60_000, 100)).toBe(true);
     const before = answeredBy('/readyz').has(newcomer);
     expect(before).toBe(false);
