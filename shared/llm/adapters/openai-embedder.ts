@@ -1,5 +1,6 @@
 import { type Embedder, EmbedderError, l2NormaliseInPlace } from '../ports/embedder.js';
 import { abortableSleep } from '../abortable-sleep.js';
+import { timeoutSignal } from '../timeout-signal.js';
 
 /**
  * Any server speaking OpenAI's `POST /embeddings`: OpenAI itself, Ollama (/v1),
@@ -90,7 +91,7 @@ export class OpenAiEmbedder implements Embedder {
   private async request(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     signal?.throwIfAborted();
     const timeoutMs = this.opts.timeoutMs ?? 30_000;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = timeoutSignal(timeoutMs, 'the embeddings request');
     const where = `POST ${this.shownUrl} (model ${this.opts.model})`;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
@@ -101,14 +102,16 @@ export class OpenAiEmbedder implements Embedder {
         method: 'POST',
         headers,
         body: JSON.stringify({ model: this.opts.model, input }),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
       });
       body = await res.text();
     } catch (cause) {
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw failure(`${where} timed out after ${timeoutMs} ms; is the server overloaded? (raise timeoutMs or lower maxBatch)`, true, cause);
+      if (timeout.signal.aborted) throw failure(`${where} timed out after ${timeoutMs} ms; is the server overloaded? (raise timeoutMs or lower maxBatch)`, true, cause);
       // Refused/reset/DNS failures are usually a server that is (re)starting.
       throw failure(`${where} failed: ${describeNetworkError(cause)}; is the embeddings server running and reachable?`, true, cause);
+    } finally {
+      timeout.clear();
     }
     if (!res.ok) {
       const retryable = res.status === 408 || res.status === 429 || res.status >= 500;

@@ -60,9 +60,11 @@ export class TokenSpans {
   count = 0;
 
   push(start: number, end: number, hash: number): void {
-    this.start = grown(this.start, this.count + 1);
-    this.end = grown(this.end, this.count + 1);
-    this.hash = grown(this.hash, this.count + 1);
+    if (this.count === this.start.length) {
+      this.start = grown(this.start, this.count + 1);
+      this.end = grown(this.end, this.count + 1);
+      this.hash = grown(this.hash, this.count + 1);
+    }
     this.start[this.count] = start;
     this.end[this.count] = end;
     this.hash[this.count++] = hash;

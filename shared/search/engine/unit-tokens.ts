@@ -107,27 +107,21 @@ export class UnitTokens {
     return { field, length, terms, freqs, ids };
   }
 
-  /** One field's tokens of unit `unit`, or [] when it has none. */
+  /** One field's tokens of unit `unit`, or [] when it has none (the other fields are skipped, not built). */
   field(unit: number, field: string): string[] {
-    return this.decode(unit, field)[0]?.[1] ?? [];
-  }
-
-  /** The unit's field `only` with its tokens (the others are skipped, not built). */
-  private decode(unit: number, only: string): [string, string[]][] {
     const read = this.reader(unit);
-    const entries: [string, string[]][] = [];
     for (let fields = read(); fields > 0; fields--) {
-      const field = this.fields[read()];
+      const name = this.fields[read()];
       const count = read();
-      if (field !== only) {
+      if (name !== field) {
         for (let i = 0; i < count; i++) read();
         continue;
       }
       const list = new Array<string>(count);
       for (let i = 0; i < count; i++) list[i] = this.terms.term(read());
-      entries.push([field, list]);
+      return list;
     }
-    return entries;
+    return [];
   }
 
   /** The tokens of units 0 .. units - 1; the buffer is only appended to, so views of it hold. */

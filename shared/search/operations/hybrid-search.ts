@@ -1,6 +1,7 @@
 import { AppError } from '../../errors/app-error.js';
 import { textFieldNames } from '../../indexes/index-schema.js';
 import type { Embedder } from '../../llm/ports/embedder.js';
+import { timeoutSignal } from '../../llm/timeout-signal.js';
 import type { FusionMethod } from '../../storage/ports/configuration-store.js';
 import type { EventStore } from '../../storage/ports/event-store.js';
 import type { SectionView } from '../../storage/ports/section-store.js';
@@ -230,11 +231,7 @@ export class HybridSearch {
   private async vectorLeg(targets: SearchedIndex[], query: string, onScanning?: () => void): Promise<Ranking> {
     if (!this.embedder || !targets.some((t) => !t.state || this.engine.hasVectors(t.state))) return [];
     let vector: Float32Array;
-    // A timer cleared once the embedding is in, not AbortSignal.timeout: its timer outlived every search and, firing
-    // 1.5 s later, built a DOMException with a stack trace each time (about 1% of an API process's CPU in a profile of
-    // search-interface searches at c=1).
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException(`the query embedding took longer than ${EMBED_TIMEOUT_MS} ms`, 'TimeoutError')), EMBED_TIMEOUT_MS);
+    const timeout = timeoutSignal(EMBED_TIMEOUT_MS, 'the query embedding');
     try {
       [vector] = await this.embedder.embed([query], timeout.signal);
     } catch (err) {
@@ -242,7 +239,7 @@ export class HybridSearch {
       this.log.warn({ err }, 'query embedding failed; keyword results only');
       return [];
     } finally {
-      clearTimeout(timer);
+      timeout.clear();
     }
     const all: Ranking = [];
     try {
