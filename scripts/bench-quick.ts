@@ -25,6 +25,7 @@ import { makeTarget, type Target } from './bench/http-load.js';
 import { Cleanup, apiPids, cpuMeter, machineInfo, processOutput, reportFailure, startStack, writeResults, type Stack } from './bench/processes.js';
 import { QUICK_BUDGETS, runRows, verdicts, type CorpusRuns, type PushFigures } from './bench/quick-budgets.js';
 import { makeQueries, makeVocabulary, type Query } from './bench/search-corpus.js';
+import { perDocumentText } from './bench/report.js';
 import { cpuText } from './bench/search-report.js';
 import { createSearchIndex, loadCorpus, serviceRun, warmup, type Kind, type LoadFigures, type RunFigures } from './bench/search-steps.js';
 import { memorySnapshot, probeImport } from './bench/scale-memory-probe.js';
@@ -163,6 +164,7 @@ async function main() {
       ...sizes.map((size, i) => [`load to ${size} docs: pushed / indexed per second`, `${loads[i].pushDocsPerSecond} / ${loads[i].indexedDocsPerSecond}`]),
       ...sizes.map((size) => [`API resident memory after GC at ${size} docs: all processes (each)`, `${apiMemory[size].totalRssMb} MB (${apiMemory[size].processes.map((p) => p.rssMb).join(' + ')})`]),
       ['push: accepted / bare requests per second', `${push.accept.quarry.rps} / ${push.accept.bare.rps}`],
+      ['batch: CPU per document until idle, main thread + other threads', perDocumentText(push.batch.cpuPerDocumentUs)],
       ['machine', `${os.cpus().length} cpus, node ${process.version}; CPU before start: others ${idleCpu.others}%`],
     ];
     console.log(`\n${markdownTable(runRows(corpora, cpuText))}\n\n${markdownTable(facts)}\n\n${markdownTable(table)}\n`);

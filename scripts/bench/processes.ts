@@ -226,6 +226,31 @@ function processTable(): Map<number, { ppid: number; cpuMs: number }> {
   return table;
 }
 
+/**
+ * CPU time so far of a process's main thread (JavaScript, and garbage collection done there) and of its
+ * other threads together (V8's helpers: concurrent and parallel garbage collection, optimising compilers;
+ * libuv's pool), in ms, from /proc/<pid>/task; NaN when the process is gone.
+ */
+export function threadCpuMs(pid: number): { main: number; others: number } {
+  const out = { main: 0, others: 0 };
+  try {
+    for (const t of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+        if (t === String(pid)) out.main += ms;
+        else out.others += ms;
+      } catch {
+        // the thread ended meanwhile: its time leaves with it
+      }
+    }
+  } catch {
+    return { main: Number.NaN, others: Number.NaN };
+  }
+  return out;
+}
+
 /** A process and its live descendants (an API's cluster processes), from /proc. */
 export function processTree(pid: number, table = processTable()): number[] {
   const tree = table.has(pid) ? [pid] : [];

@@ -17,6 +17,8 @@ export const BUDGETS = {
 };
 
 const ms = (v: number) => `${v} ms`;
+export const perDocumentText = (c: Record<string, { main: number; others: number }>) =>
+  Object.entries(c).map(([k, v]) => `${k}: ${v.main} + ${v.others} µs`).join(', ');
 const cpu = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v}%`).join(', ');
 const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
 
@@ -49,6 +51,7 @@ export function resultsTable({ accept, batch, paced }: Results, idleCpu: Record<
     ['batch: indexed / failed / problems', `${batch.status.indexed} / ${batch.status.failed} / ${batch.batchProblems.length}`, `${batch.documents} / 0 / 0`],
     ['batch: sections with vectors reused from other indexes', `${batch.sectionsWithReusedVectors.sharedWithOtherIndexes} of ${batch.sectionsWithReusedVectors.sections}`, '0 (cold embedding)'],
     ['batch run CPU (% of one core)', cpu(batch.cpuPct), ''],
+    ['batch: CPU per document until idle, main thread + other threads', perDocumentText(batch.cpuPerDocumentUs), ''],
     ...paced.flatMap(pacedRows),
   ];
   return markdownTable(rows);

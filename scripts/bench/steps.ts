@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { DbProbe } from './db-probe.js';
 import { putBody, type CorpusDoc } from './corpus.js';
 import { closedLoop, makeTarget, pacedLoop, send, type LoadResult, type PlannedRequest, type Target } from './http-load.js';
-import { cpuMeter, startBare, type Cleanup, type Stack } from './processes.js';
+import { apiPids, cpuMeter, startBare, threadCpuMs, type Cleanup, type Stack } from './processes.js';
 import { createPushIndex, statusCost, waitDrained, type IndexStatus } from './quarry-client.js';
 import { distribution, round, type Distribution } from './stats.js';
 
@@ -117,6 +117,7 @@ export async function batchIndexing(ctx: Ctx) {
   const problems: string[] = [];
   let nextBatch = 0;
   const meter = cpuMeter({ api: stack.api.pid, worker: stack.worker.pid, redis: stack.redisPid });
+  const perDocument = documentCpu(stack, corpus.length);
   const t0 = performance.now();
   await Promise.all(Array.from({ length: settings.batchParallel }, async () => {
     while (nextBatch < bodies.length) {
@@ -132,8 +133,11 @@ export async function batchIndexing(ctx: Ctx) {
   const drained = await waitDrained(ctx.api, ctx.probe, index, { expectDocuments: corpus.length, assertAlive: stack.assertAlive });
   const cpu = meter();
   const totalS = (drained.at - t0) / 1000;
+  // Indexed is not the end of the work: every API process still takes the documents into its engine.
+  await waitIdle({ api: stack.api.pid, worker: stack.worker.pid });
   return {
     settledAfterS,
+    cpuPerDocumentUs: perDocument(),
     documents: corpus.length,
     batches: batches.length,
     pushSeconds: round((pushed - t0) / 1000, 3),
@@ -204,6 +208,24 @@ export async function pacedLatency(ctx: Ctx, rate: number) {
 }
 
 /** Seconds until the service's processes together use under IDLE_PCT of one core over a second (at most IDLE_WAIT_S). */
+/**
+ * CPU per document of each API process and of the worker, main thread and other threads apart, from now
+ * until the returned function is called (µs): what each process pays to index one document, which the
+ * documents-per-second figure hides behind the two cores they share.
+ */
+function documentCpu(stack: Stack, documents: number) {
+  const api = apiPids(stack);
+  // With several API processes the first is their primary, which serves nothing.
+  const names = api.length > 1 ? ['API primary', ...api.slice(1).map((_, i) => `API ${i + 1}`)] : ['API'];
+  const processes = [...api.map((pid, i) => [names[i], pid] as const), ['worker', stack.worker.pid] as const];
+  const before = processes.map(([, pid]) => threadCpuMs(pid));
+  return () => Object.fromEntries(processes.map(([name, pid], i) => {
+    const after = threadCpuMs(pid);
+    const us = (ms: number) => Math.round((ms * 1000) / documents);
+    return [name, { main: us(after.main - before[i].main), others: us(after.others - before[i].others) }];
+  })) as Record<string, { main: number; others: number }>;
+}
+
 async function waitIdle(pids: Record<string, number>): Promise<number> {
   const t0 = performance.now();
   for (;;) {
