@@ -122,6 +122,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const redisUp = redisReady(deps.redis, REDIS_READY_WAIT_MS);
   const app = express();
   app.disable('x-powered-by');
+  // No ETag on JSON answers: hashing every body (and copying it into a Buffer first) was ~4% of a content
+  // search's CPU, and search answers are not revalidated. Static files and the widget bundle set their own.
+  app.set('etag', false);
   app.set('trust proxy', config.http.trustProxy);
   app.set('query parser', 'simple');
 
