@@ -351,7 +351,8 @@ export function openApiDocument() {
     info: { title: 'Quarry', version: '0.1.0', description: 'Self-hosted AI search. Errors are always `{code, message}` (plus `error`, a stable name, and sometimes `details`). ' +
       'Every response carries `X-Frame-Options: DENY`, `X-Content-Type-Options: nosniff`, `Referrer-Policy` and a Content-Security-Policy with `frame-ancestors \'none\'`. ' +
       'A request body may be compressed (`Content-Encoding: gzip`, `deflate` or `br`): one that does not inflate is a 400 naming the encoding, ' +
-      'another encoding a 415, and each body limit applies to the inflated size (413).' },
+      'another encoding a 415, and each body limit applies to the inflated size (413). ' +
+      'JSON answers carry no ETag (nothing to revalidate); `/widget.js` and the web app\'s files do.' },
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
