@@ -3,7 +3,8 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { IndexState } from '../../shared/search/engine/index-state.js';
-import { InvertedIndex } from '../../shared/search/rank/inverted-index.js';
+import { BLOCK_SHIFT, InvertedIndex } from '../../shared/search/rank/inverted-index.js';
+import { LENGTH_OF_CODE } from '../../shared/search/rank/lucene-length.js';
 import { scoreDisMaxDense } from '../../shared/search/rank/dismax.js';
 import { topUnits } from '../../shared/search/rank/top-units.js';
 import { SnapshotFormatError, SnapshotReader, SnapshotWriter } from '../../shared/search/snapshot/snapshot-codec.js';
@@ -146,6 +147,50 @@ describe('engine snapshots, structure by structure', () => {
     const restored = InvertedIndex.restore(r, body);
     expect(freqs(restored)).toEqual([2, 70_000, 1]);
     expect([...restored.postings('f', 'b')!.freqs.subarray(0, 1)]).toEqual([1]);
+  });
+
+  it('keeps per-block score bounds only for lists past one block, the same bounds in memory and after a snapshot', async () => {
+    // Unit i holds term t(n) for every list length n > i, with a frequency and a length that vary.
+    const lengths = [1, 127, 128, 129, 300];
+    const build = (from: number, to: number, ix = new InvertedIndex()) => {
+      for (let i = from; i < to; i++) {
+        const f: string[] = [];
+        for (const n of lengths) if (i < n) f.push(...Array.from({ length: 1 + ((i * 7 + n) % 5) }, () => `t${n}`));
+        f.push(...Array.from({ length: (i * 13) % 11 }, () => 'pad'));
+        ix.add({ f });
+      }
+      return ix;
+    };
+    // What each block of a list holds: its highest frequency and shortest length.
+    const expected = (ix: InvertedIndex, term: string) => {
+      const list = ix.postings('f', term)!;
+      const lengthsOf = ix.fieldLengths('f')!;
+      const maxFreq: number[] = [];
+      const minLength: number[] = [];
+      for (let p = 0; p < list.length; p++) {
+        const blk = p >> BLOCK_SHIFT;
+        const len = LENGTH_OF_CODE[lengthsOf[list.units[p]]];
+        maxFreq[blk] = Math.max(maxFreq[blk] ?? 0, list.freqs[p]);
+        minLength[blk] = Math.min(minLength[blk] ?? Infinity, len);
+      }
+      return { maxFreq, minLength };
+    };
+    const bounds = (ix: InvertedIndex, term: string) => {
+      const list = ix.postings('f', term)!;
+      const b = list.blockBounds();
+      const blocks = (list.length + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT;
+      return { maxFreq: [...b.maxFreq.subarray(0, blocks)], minLength: [...b.minLength.subarray(0, blocks)] };
+    };
+    const whole = build(0, 300);
+    for (const n of lengths) {
+      expect(bounds(whole, `t${n}`), `t${n}`).toEqual(expected(whole, `t${n}`));
+      expect(whole.postings('f', `t${n}`)!.blockMaxFreq === null, `t${n}`).toBe(n <= 128);
+    }
+    // Half, a snapshot, the other half onto the restored copy: the same bounds as built in one go.
+    const half = build(0, 128);
+    const { r, body } = await roundTrip((w) => half.snapshot(w, noPause));
+    const restored = build(128, 300, InvertedIndex.restore(r, body));
+    for (const n of lengths) expect(bounds(restored, `t${n}`), `t${n}`).toEqual(expected(whole, `t${n}`));
   });
 
   it('refuses a snapshot of another format, a damaged one and a truncated one', async () => {

@@ -54,9 +54,10 @@ export function topDisMax(
       const weight = boost * bm25Idf(docCount, list.df);
       let table = norms.get(field);
       if (!table) norms.set(field, (table = lengthNorms(k1, b, avgdl)));
+      const bounds = list.blockBounds();
       lists.push({
         units: list.units, freqs: list.freqs, length: list.length, blocks: (list.length + BLOCK - 1) >> BLOCK_SHIFT,
-        blockMaxFreq: list.blockMaxFreq, blockMinLength: list.blockMinLength, lengths, norms: table,
+        blockMaxFreq: bounds.maxFreq, blockMinLength: bounds.minLength, lengths, norms: table,
         weight, avgdl, term: j, index: lists.length, pos: 0, next: 0, blk: 0, bound: 0, boundFreq: 0, boundLength: 0, needed: 0,
         maxFreq: list.maxFreq, minLength: list.minLength, global: bm25(weight, list.maxFreq, list.minLength, k1, b, avgdl),
       });
