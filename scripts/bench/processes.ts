@@ -211,14 +211,19 @@ export async function startBare(root: string, cleanup: Cleanup): Promise<{ baseU
 }
 
 /** Parent pid and CPU time (user+system, all threads, in ms) of every live process, from /proc. */
+/** The parent and the CPU time (user + system, ms) of a /proc stat line, a process's or a thread's. */
+function statOf(stat: string): { ppid: number; cpuMs: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 }; // CLK_TCK is 100 on Linux
+}
+
 function processTable(): Map<number, { ppid: number; cpuMs: number }> {
   const table = new Map<number, { ppid: number; cpuMs: number }>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(d), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 }); // CLK_TCK is 100 on Linux
+      const { ppid, cpuMs } = statOf(readFileSync(`/proc/${d}/stat`, 'utf8'));
+      table.set(Number(d), { ppid, cpuMs });
     } catch {
       // exited meanwhile
     }
@@ -236,11 +241,9 @@ export function threadCpuMs(pid: number): { main: number; others: number } {
   try {
     for (const t of readdirSync(`/proc/${pid}/task`)) {
       try {
-        const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-        if (t === String(pid)) out.main += ms;
-        else out.others += ms;
+        const { cpuMs } = statOf(readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8'));
+        if (t === String(pid)) out.main += cpuMs;
+        else out.others += cpuMs;
       } catch {
         // the thread ended meanwhile: its time leaves with it
       }
