@@ -6,76 +6,41 @@ import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.
 export const BLOCK_SHIFT = 7;
 const BLOCK = 1 << BLOCK_SHIFT;
 
-/**
- * An in-memory inverted index over units (sections), one posting list per field and term. Built
- * for scoring speed: postings are parallel typed arrays (unit ids ascending, term frequencies), field
- * lengths are a typed array per field. Removal marks a unit dead; its postings stay until compact().
- */
-class PostingList {
-  units = new Int32Array(4);
-  /** Two bytes per posting: a list switches to four once a section holds a term more than 65,535 times. */
-  freqs: Uint16Array | Int32Array = new Uint16Array(4);
-  length = 0;
-  /** Live postings, the document frequency BM25 needs. */
-  df = 0;
-  /**
-   * The highest frequency and the shortest field length among the postings ever added (not lowered
-   * by removals): with them a score bound holds for every posting, whatever the average length.
-   */
-  maxFreq = 0;
-  minLength = Infinity;
-  /**
-   * The same per block of BLOCK postings (block i: postings i * BLOCK ..), so a bound holds for each block;
-   * null while the list has one block, whose bounds are then maxFreq and minLength. Most lists never
-   * outgrow one (a word in a few sections): two typed arrays fewer each was a third of an index state's
-   * heap on SciFact, and of the garbage collector's work while documents are taken in.
-   */
-  blockMaxFreq: Int32Array | null = null;
-  blockMinLength: Int32Array | null = null;
+/** Per block of a list, the highest frequency and the shortest length among its postings. */
+export interface BlockBounds {
+  maxFreq: Int32Array;
+  minLength: Int32Array;
+}
 
-  add(unit: number, freq: number, length: number) {
-    const block = this.length >> BLOCK_SHIFT;
-    if (this.blockMaxFreq !== null && this.blockMinLength !== null) {
-      if ((this.length & (BLOCK - 1)) === 0) {
-        if (block === this.blockMaxFreq.length) {
-          const maxFreq = new Int32Array(block * 2);
-          maxFreq.set(this.blockMaxFreq);
-          this.blockMaxFreq = maxFreq;
-          const minLength = new Int32Array(block * 2);
-          minLength.set(this.blockMinLength);
-          this.blockMinLength = minLength;
-        }
-        this.blockMaxFreq[block] = freq;
-        this.blockMinLength[block] = length;
-      } else {
-        if (freq > this.blockMaxFreq[block]) this.blockMaxFreq[block] = freq;
-        if (length < this.blockMinLength[block]) this.blockMinLength[block] = length;
-      }
-    } else if (block > 0) {
-      // Outgrowing the first block (this posting opens the second): its bounds are the list's so far.
-      this.blockMaxFreq = Int32Array.of(this.maxFreq, freq);
-      this.blockMinLength = Int32Array.of(this.minLength, length);
-    }
-    if (freq > this.maxFreq) this.maxFreq = freq;
-    if (length < this.minLength) this.minLength = length;
-    if (this.length === this.units.length || (freq > 0xffff && this.freqs instanceof Uint16Array)) {
-      const units = new Int32Array(Math.max(4, this.units.length * (this.length === this.units.length ? 2 : 1)));
-      units.set(this.units);
-      this.units = units;
-      const freqs = freq > 0xffff || this.freqs instanceof Int32Array ? new Int32Array(units.length) : new Uint16Array(units.length);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
-    }
-    this.units[this.length] = unit;
-    this.freqs[this.length] = freq;
-    this.length++;
-    this.df++;
+/**
+ * A posting list as a query reads it: views of its postings (unit ids ascending, term frequencies)
+ * and its statistics as they were when it was taken. Postings a list gains later go to slots past
+ * `length` or to a new region, so a view taken stays valid while the index keeps growing.
+ */
+export class PostingList {
+  constructor(
+    readonly units: Int32Array,
+    readonly freqs: Uint16Array | Int32Array,
+    readonly length: number,
+    /** Live postings, the document frequency BM25 needs. */
+    readonly df: number,
+    /**
+     * The highest frequency and the shortest field length among the postings ever added (not lowered
+     * by removals): with them a score bound holds for every posting, whatever the average length.
+     */
+    readonly maxFreq: number,
+    readonly minLength: number,
+    private readonly bounds: BlockBounds | undefined,
+  ) {}
+
+  /** Whether the list keeps bounds per block (it outgrew its first): otherwise maxFreq and minLength are its one block's. */
+  get hasBlockBounds(): boolean {
+    return this.bounds !== undefined;
   }
 
-  /** Per block, the highest frequency and the shortest length (blockMaxFreq and blockMinLength, made for a list of one block). */
-  blockBounds(): { maxFreq: Int32Array; minLength: Int32Array } {
-    if (this.blockMaxFreq !== null && this.blockMinLength !== null) return { maxFreq: this.blockMaxFreq, minLength: this.blockMinLength };
-    return { maxFreq: Int32Array.of(this.maxFreq), minLength: Int32Array.of(this.minLength) };
+  /** Per block, the highest frequency and the shortest length (for a list of one block, made from maxFreq and minLength). */
+  blockBounds(): BlockBounds {
+    return this.bounds ?? { maxFreq: Int32Array.of(this.maxFreq), minLength: Int32Array.of(this.minLength) };
   }
 }
 
@@ -85,16 +50,55 @@ export interface FieldStats {
   sumLength: number;
 }
 
+/** A list's slots in FieldIndex.meta (8 per list, so one list's numbers share a cache line). */
+const START = 0;
+const LENGTH = 1;
+const CAPACITY = 2;
+const DF = 3;
+const MAX_FREQ = 4;
+const MIN_LENGTH = 5;
+const BLOCKED = 6;
+const META = 8;
+
+/** Room a new list gets: most lists hold one or two postings (a word in a few sections). */
+const FIRST_CAPACITY = 2;
+
+/**
+ * One field's posting lists, laid out for size: every list's postings in two shared pools (unit ids,
+ * frequencies), a list being a region of them, and each list's numbers in one typed array, so a list
+ * costs no heap object of its own (an object and two typed arrays per list were most of an index
+ * state's heap and of the collector's work while documents are taken in). A list that fills its
+ * region moves to a larger one at the end of the pool; a pool that is full is copied to one twice the
+ * room its lists take, leaving the regions they left behind. Lists restored from a snapshot stay in
+ * its bytes (the base pool, a negative start) until they first grow. Nothing written to a region is
+ * ever overwritten, so the views queries hold stay valid.
+ */
 class FieldIndex {
-  readonly terms = new Map<string, PostingList>();
+  /** List number by term, in the order the lists were made (a snapshot's order). */
+  readonly terms = new Map<string, number>();
   /**
-   * The same lists by term number (TermDictionary), filled as units counted with numbers come in:
-   * adding a unit then indexes an array per term instead of hashing its string.
+   * List number + 1 by term number (TermDictionary), 0 for none, filled as units counted with numbers
+   * come in: adding a unit then indexes an array per term instead of hashing its string.
    */
-  private readonly byId: (PostingList | undefined)[] = [];
+  private byId = new Int32Array(1024);
+  private meta = new Int32Array(1024 * META);
+  /** Block bounds of the lists that outgrew one block (BLOCKED set). */
+  private readonly blocks = new Map<number, BlockBounds>();
+  private units = new Int32Array(4096);
+  /** Two bytes per posting: the pool switches to four once a section holds a term more than 65,535 times. */
+  private freqs: Uint16Array | Int32Array = new Uint16Array(4096);
+  /** Slots of the pool handed out to regions, and of those the regions lists are in now. */
+  private used = 0;
+  private held = 0;
+  private baseUnits = new Int32Array(0);
+  private baseFreqs: Uint16Array | Int32Array = new Uint16Array(0);
   /** By unit: the code of its length in this field (lengthCode; 0 without the field). */
   lengths = new Uint8Array(1024);
   readonly stats: FieldStats = { docCount: 0, sumLength: 0 };
+
+  get listCount(): number {
+    return this.terms.size;
+  }
 
   ensure(unit: number) {
     if (unit < this.lengths.length) return;
@@ -105,24 +109,227 @@ class FieldIndex {
     this.lengths = next;
   }
 
-  /** The list of `term` (number `id` when known), made when there is none. */
-  list(term: string, id: number | undefined): PostingList {
-    let list = id === undefined ? undefined : this.byId[id];
-    if (list) return list;
-    list = this.terms.get(term);
-    if (!list) this.terms.set(term, (list = new PostingList()));
+  /** The number of the list of `term` (number `id` when known), made when there is none. */
+  list(term: string, id: number | undefined): number {
+    if (id !== undefined && id < this.byId.length && this.byId[id] > 0) return this.byId[id] - 1;
+    let list = this.terms.get(term);
+    if (list === undefined) {
+      list = this.terms.size;
+      if ((list + 1) * META > this.meta.length) this.meta = grownTo(this.meta, (list + 1) * META);
+      const m = list * META;
+      this.meta[m + START] = 0;
+      this.meta[m + LENGTH] = 0;
+      this.meta[m + CAPACITY] = 0;
+      this.meta[m + DF] = 0;
+      this.meta[m + MAX_FREQ] = 0;
+      this.meta[m + MIN_LENGTH] = 0x7fffffff;
+      this.meta[m + BLOCKED] = 0;
+      this.terms.set(term, list);
+    }
     if (id !== undefined) {
-      // Filled in order up to `id` so the array stays a dense one rather than a dictionary of holes.
-      while (this.byId.length < id) this.byId.push(undefined);
-      this.byId[id] = list;
+      if (id >= this.byId.length) this.byId = grownTo(this.byId, id + 1);
+      this.byId[id] = list + 1;
     }
     return list;
   }
 
-  /** The list of `term` if any, without making one. */
-  existing(term: string, id: number | undefined): PostingList | undefined {
-    return (id === undefined ? undefined : this.byId[id]) ?? this.terms.get(term);
+  /** The number of the list of `term` if there is one, without making one. */
+  existing(term: string, id: number | undefined): number | undefined {
+    if (id !== undefined && id < this.byId.length && this.byId[id] > 0) return this.byId[id] - 1;
+    return this.terms.get(term);
   }
+
+  add(list: number, unit: number, freq: number, length: number): void {
+    const meta = this.meta;
+    const m = list * META;
+    const n = meta[m + LENGTH];
+    const block = n >> BLOCK_SHIFT;
+    if (meta[m + BLOCKED] === 1) {
+      const bounds = this.blocks.get(list)!;
+      if ((n & (BLOCK - 1)) === 0) {
+        if (block === bounds.maxFreq.length) {
+          bounds.maxFreq = grownTo(bounds.maxFreq, block * 2);
+          bounds.minLength = grownTo(bounds.minLength, block * 2);
+        }
+        bounds.maxFreq[block] = freq;
+        bounds.minLength[block] = length;
+      } else {
+        if (freq > bounds.maxFreq[block]) bounds.maxFreq[block] = freq;
+        if (length < bounds.minLength[block]) bounds.minLength[block] = length;
+      }
+    } else if (block > 0) {
+      // Outgrowing the first block (this posting opens the second): its bounds are the list's so far.
+      this.blocks.set(list, { maxFreq: Int32Array.of(meta[m + MAX_FREQ], freq), minLength: Int32Array.of(meta[m + MIN_LENGTH], length) });
+      meta[m + BLOCKED] = 1;
+    }
+    if (freq > meta[m + MAX_FREQ]) meta[m + MAX_FREQ] = freq;
+    if (length < meta[m + MIN_LENGTH]) meta[m + MIN_LENGTH] = length;
+    if (freq > 0xffff && this.freqs instanceof Uint16Array) this.freqs = Int32Array.from(this.freqs);
+    if (n === meta[m + CAPACITY]) this.move(list, n === 0 ? FIRST_CAPACITY : n * 2);
+    const at = this.meta[m + START] + n;
+    this.units[at] = unit;
+    this.freqs[at] = freq;
+    this.meta[m + LENGTH] = n + 1;
+    this.meta[m + DF]++;
+  }
+
+  /** Drops a removed unit's posting from the list's document frequency (the posting stays until a reload). */
+  removed(list: number): void {
+    this.meta[list * META + DF]--;
+  }
+
+  /** The list as a query reads it. */
+  view(list: number): PostingList {
+    const m = list * META;
+    const start = this.meta[m + START];
+    const length = this.meta[m + LENGTH];
+    const [units, freqs, at] = start < 0 ? [this.baseUnits, this.baseFreqs, -1 - start] : [this.units, this.freqs, start];
+    return new PostingList(
+      units.subarray(at, at + length), freqs.subarray(at, at + length), length,
+      this.meta[m + DF], this.meta[m + MAX_FREQ], this.meta[m + MIN_LENGTH],
+      this.meta[m + BLOCKED] === 1 ? this.blocks.get(list) : undefined,
+    );
+  }
+
+  /** Gives the list a region of `capacity` slots at the end of the pool, its postings copied there. */
+  private move(list: number, capacity: number): void {
+    if (this.used + capacity > this.units.length) this.compact(capacity);
+    const m = list * META;
+    const start = this.meta[m + START];
+    const length = this.meta[m + LENGTH];
+    const to = this.used;
+    if (start < 0) {
+      copy(this.baseUnits, this.baseFreqs, -1 - start, this.units, this.freqs, to, length);
+    } else {
+      copy(this.units, this.freqs, start, this.units, this.freqs, to, length);
+      this.held -= this.meta[m + CAPACITY];
+    }
+    this.meta[m + START] = to;
+    this.meta[m + CAPACITY] = capacity;
+    this.used += capacity;
+    this.held += capacity;
+  }
+
+  /**
+   * New pools twice the room the lists' regions take (and room for `more`), the regions copied in list
+   * order. The old pools stay as they are for the views that hold them.
+   */
+  private compact(more: number): void {
+    const size = Math.max(4096, 2 * (this.held + more));
+    const units = new Int32Array(size);
+    const freqs = this.freqs instanceof Int32Array ? new Int32Array(size) : new Uint16Array(size);
+    const meta = this.meta;
+    let to = 0;
+    for (let list = 0, lists = this.terms.size; list < lists; list++) {
+      const m = list * META;
+      const start = meta[m + START];
+      if (start < 0 || meta[m + CAPACITY] === 0) continue;
+      copy(this.units, this.freqs, start, units, freqs, to, meta[m + LENGTH]);
+      meta[m + START] = to;
+      to += meta[m + CAPACITY];
+    }
+    this.units = units;
+    this.freqs = freqs;
+    this.used = to;
+  }
+
+  /** Bytes of the pools, the lists' numbers, their block bounds and the lengths. */
+  byteLength(): number {
+    let bytes = this.lengths.byteLength + this.units.byteLength + this.freqs.byteLength + this.baseUnits.byteLength + this.baseFreqs.byteLength
+      + this.meta.byteLength + this.byId.byteLength;
+    for (const b of this.blocks.values()) bytes += b.maxFreq.byteLength + b.minLength.byteLength;
+    return bytes;
+  }
+
+  /** Whether some frequency is kept in four bytes. */
+  get wideFreqs(): boolean {
+    return this.freqs instanceof Int32Array || this.baseFreqs instanceof Int32Array;
+  }
+
+  /** List `list`'s numbers for a snapshot: [length, df, maxFreq, minLength]. */
+  numbers(list: number): [number, number, number, number] {
+    const m = list * META;
+    return [this.meta[m + LENGTH], this.meta[m + DF], this.meta[m + MAX_FREQ], this.meta[m + MIN_LENGTH]];
+  }
+
+  /** Copies the list's first `length` postings to `units` and `freqs` at `to`. */
+  copyPostings(list: number, units: Int32Array, freqs: Uint16Array | Int32Array, to: number, length: number): void {
+    const start = this.meta[list * META + START];
+    if (start < 0) copy(this.baseUnits, this.baseFreqs, -1 - start, units, freqs, to, length);
+    else copy(this.units, this.freqs, start, units, freqs, to, length);
+  }
+
+  /** The list's bounds per block when it keeps them (it outgrew one block). */
+  blockBounds(list: number): BlockBounds | undefined {
+    return this.meta[list * META + BLOCKED] === 1 ? this.blocks.get(list) : undefined;
+  }
+
+  /** A field whose lists are the snapshot's: their postings read from its bytes until they grow. */
+  static restore(r: SnapshotReader, f: InvertedIndexSnapshot['fields'][number], units: number): FieldIndex {
+    const field = new FieldIndex();
+    // Stored as lengths (format 6), held as their codes.
+    const lengths = r.blob(f.lengths, 'i32');
+    field.lengths = new Uint8Array(Math.max(1024, units));
+    for (let u = 0; u < lengths.length; u++) field.lengths[u] = lengthCode(lengths[u]);
+    Object.assign(field.stats, f.stats);
+    const lists = r.blob(f.lists, 'i32');
+    field.baseUnits = r.blob(f.units, 'i32');
+    field.baseFreqs = r.blob(f.freqs, f.wideFreqs ? 'i32' : 'u16');
+    // Lists moving out of the snapshot's bytes keep their frequencies' width.
+    if (f.wideFreqs) field.freqs = new Int32Array(field.units.length);
+    const blockMaxFreq = r.blob(f.blockMaxFreq, 'i32');
+    const blockMinLength = r.blob(f.blockMinLength, 'i32');
+    const count = f.terms.length;
+    field.meta = new Int32Array(Math.max(1024, count) * META);
+    const meta = field.meta;
+    let b = 0;
+    for (let i = 0; i < count; i++) {
+      const first = lists[i * 5];
+      const length = lists[i * 5 + 1];
+      const maxFreq = lists[i * 5 + 3];
+      const minLength = lists[i * 5 + 4];
+      const m = i * META;
+      meta[m + START] = -1 - first;
+      meta[m + LENGTH] = length;
+      // As long as the list: the first posting it gains moves it out of the snapshot's bytes.
+      meta[m + CAPACITY] = length;
+      meta[m + DF] = lists[i * 5 + 2];
+      meta[m + MAX_FREQ] = maxFreq;
+      meta[m + MIN_LENGTH] = minLength;
+      const n = blockCount(length);
+      // A full last block makes the next posting open a new one, which grows these arrays first. A list of
+      // one block keeps its bounds as maxFreq and minLength, unless the snapshot's block bound is tighter.
+      if (n > 1 || blockMaxFreq[b] !== maxFreq || blockMinLength[b] !== minLength) {
+        field.blocks.set(i, { maxFreq: blockMaxFreq.slice(b, b + n), minLength: blockMinLength.slice(b, b + n) });
+        meta[m + BLOCKED] = 1;
+      }
+      b += n;
+      field.terms.set(f.terms[i], i);
+    }
+    return field;
+  }
+}
+
+/** Copies `n` postings (a loop for the many short lists: subarray and set make two objects a call). */
+function copy(fromUnits: Int32Array, fromFreqs: Uint16Array | Int32Array, from: number, toUnits: Int32Array, toFreqs: Uint16Array | Int32Array, to: number, n: number): void {
+  if (n > 32) {
+    toUnits.set(fromUnits.subarray(from, from + n), to);
+    toFreqs.set(fromFreqs.subarray(from, from + n), to);
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    toUnits[to + i] = fromUnits[from + i];
+    toFreqs[to + i] = fromFreqs[from + i];
+  }
+}
+
+/** A copy of `a` with room for at least `n` elements (doubling). */
+function grownTo<T extends Int32Array>(a: T, n: number): T {
+  let size = Math.max(a.length, 1);
+  while (size < n) size *= 2;
+  const next = new Int32Array(size) as T;
+  next.set(a);
+  return next;
 }
 
 export type UnitTerms = Record<string, string[]>;
@@ -148,6 +355,11 @@ export interface InvertedIndexSnapshot {
   }[];
 }
 
+/**
+ * An in-memory inverted index over units (sections), one posting list per field and term, built for
+ * scoring speed: postings in typed arrays (FieldIndex), field lengths a typed array per field. Removal
+ * marks a unit dead; its postings stay until the index is loaded again.
+ */
 export class InvertedIndex {
   private readonly fields = new Map<string, FieldIndex>();
   private alive = new Uint8Array(1024);
@@ -178,7 +390,7 @@ export class InvertedIndex {
       const length = LENGTH_OF_CODE[code];
       field.stats.docCount++;
       field.stats.sumLength += tokens;
-      for (let i = 0; i < distinct.length; i++) field.list(distinct[i], ids?.[i]).add(unit, freqs[i], length);
+      for (let i = 0; i < distinct.length; i++) field.add(field.list(distinct[i], ids?.[i]), unit, freqs[i], length);
     }
     return unit;
   }
@@ -200,7 +412,7 @@ export class InvertedIndex {
       field.stats.sumLength -= length;
       for (let i = 0; i < distinct.length; i++) {
         const list = field.existing(distinct[i], ids?.[i]);
-        if (list) list.df--;
+        if (list !== undefined) field.removed(list);
       }
     }
   }
@@ -215,7 +427,9 @@ export class InvertedIndex {
   }
 
   postings(field: string, term: string): PostingList | undefined {
-    return this.fields.get(field)?.terms.get(term);
+    const f = this.fields.get(field);
+    const list = f?.terms.get(term);
+    return list === undefined ? undefined : f!.view(list);
   }
 
   /** By unit, the code of its length in `field` (LENGTH_OF_CODE gives the length). */
@@ -234,17 +448,14 @@ export class InvertedIndex {
   /** Bytes of the postings, lengths and marks (typed arrays). */
   byteLength(): number {
     let bytes = this.alive.byteLength;
-    for (const field of this.fields.values()) {
-      bytes += field.lengths.byteLength;
-      for (const list of field.terms.values()) bytes += list.units.byteLength + list.freqs.byteLength + (list.blockMaxFreq?.byteLength ?? 0) + (list.blockMinLength?.byteLength ?? 0);
-    }
+    for (const field of this.fields.values()) bytes += field.byteLength();
     return bytes;
   }
 
   /** Posting lists held (one per field and term). */
   termCount(): number {
     let n = 0;
-    for (const field of this.fields.values()) n += field.terms.size;
+    for (const field of this.fields.values()) n += field.listCount;
     return n;
   }
 
@@ -269,37 +480,7 @@ export class InvertedIndex {
     index.alive = new Uint8Array(Math.max(1024, s.next));
     index.alive.set(r.blob(s.alive, 'u8'));
     for (const f of s.fields) {
-      const field = new FieldIndex();
-      // Stored as lengths (format 6), held as their codes.
-      const lengths = r.blob(f.lengths, 'i32');
-      field.lengths = new Uint8Array(Math.max(1024, s.next));
-      for (let u = 0; u < lengths.length; u++) field.lengths[u] = lengthCode(lengths[u]);
-      Object.assign(field.stats, f.stats);
-      const lists = r.blob(f.lists, 'i32');
-      const units = r.blob(f.units, 'i32');
-      const freqs = r.blob(f.freqs, f.wideFreqs ? 'i32' : 'u16');
-      const blockMaxFreq = r.blob(f.blockMaxFreq, 'i32');
-      const blockMinLength = r.blob(f.blockMinLength, 'i32');
-      let b = 0;
-      f.terms.forEach((term, i) => {
-        const [first, length, df, maxFreq, minLength] = lists.subarray(i * 5, i * 5 + 5);
-        const list = new PostingList();
-        list.units = units.subarray(first, first + length);
-        list.freqs = freqs.subarray(first, first + length);
-        list.length = length;
-        list.df = df;
-        list.maxFreq = maxFreq;
-        list.minLength = minLength;
-        const n = blockCount(length);
-        // A full last block makes the next posting open a new one, which grows these arrays first. A list of
-        // one block keeps its bounds as maxFreq and minLength, unless the snapshot's block bound is tighter.
-        if (n > 1 || blockMaxFreq[b] !== maxFreq || blockMinLength[b] !== minLength) {
-          list.blockMaxFreq = blockMaxFreq.slice(b, b + n);
-          list.blockMinLength = blockMinLength.slice(b, b + n);
-        }
-        b += n;
-        field.terms.set(term, list);
-      });
+      const field = FieldIndex.restore(r, f, s.next);
       index.fields.set(f.name, field);
     }
     return index;
@@ -311,41 +492,45 @@ const PAUSE_EVERY_LISTS = 4096;
 
 /** One field of a snapshot; the index must not change until it returns (ContentEngine freezes it). */
 async function snapshotField(w: SnapshotWriter, name: string, field: FieldIndex, units: number, pause: () => Promise<void>): Promise<InvertedIndexSnapshot['fields'][number]> {
-  const entries = [...field.terms];
-  const terms = entries.map(([t]) => t);
-  const lists = new Int32Array(entries.length * 5);
+  // Lists are numbered in the order their terms were added: the terms' order in the map.
+  const terms = [...field.terms.keys()];
+  const count = terms.length;
+  const lists = new Int32Array(count * 5);
   let postings = 0;
   let blocks = 0;
-  for (let i = 0; i < entries.length; i++) {
-    const list = entries[i][1];
+  for (let i = 0; i < count; i++) {
+    const [length, df, maxFreq, minLength] = field.numbers(i);
     lists[i * 5] = postings;
-    lists[i * 5 + 1] = list.length;
-    lists[i * 5 + 2] = list.df;
-    lists[i * 5 + 3] = list.maxFreq;
-    lists[i * 5 + 4] = list.minLength;
-    postings += list.length;
-    blocks += blockCount(list.length);
+    lists[i * 5 + 1] = length;
+    lists[i * 5 + 2] = df;
+    lists[i * 5 + 3] = maxFreq;
+    lists[i * 5 + 4] = minLength;
+    postings += length;
+    blocks += blockCount(length);
   }
   const unitIds = new Int32Array(postings);
-  const wide = entries.some(([, list]) => list.freqs instanceof Int32Array);
+  const wide = field.wideFreqs;
   const freqs = wide ? new Int32Array(postings) : new Uint16Array(postings);
   const blockMaxFreq = new Int32Array(blocks);
   const blockMinLength = new Int32Array(blocks);
   let at = 0;
   let b = 0;
-  for (let i = 0; i < entries.length; i++) {
+  for (let i = 0; i < count; i++) {
     // Copying the lists takes a while at a million sections: other requests get turns in between.
     if (i % PAUSE_EVERY_LISTS === PAUSE_EVERY_LISTS - 1) await pause();
-    const list = entries[i][1];
     // The length as counted above: the caller keeps the index unchanged until this returns, but a list
     // that grew meanwhile must not shift every list after it.
     const length = lists[i * 5 + 1];
-    unitIds.set(list.units.subarray(0, length), at);
-    freqs.set(list.freqs.subarray(0, length), at);
+    field.copyPostings(i, unitIds, freqs, at, length);
     const n = blockCount(length);
-    const bounds = list.blockBounds();
-    blockMaxFreq.set(bounds.maxFreq.subarray(0, n), b);
-    blockMinLength.set(bounds.minLength.subarray(0, n), b);
+    const bounds = field.blockBounds(i);
+    if (bounds) {
+      blockMaxFreq.set(bounds.maxFreq.subarray(0, n), b);
+      blockMinLength.set(bounds.minLength.subarray(0, n), b);
+    } else {
+      blockMaxFreq[b] = lists[i * 5 + 3];
+      blockMinLength[b] = lists[i * 5 + 4];
+    }
     at += length;
     b += n;
   }
@@ -366,4 +551,3 @@ function decodedLengths(codes: Uint8Array, units: number): Int32Array {
 
 const blockCount = (postings: number) => (postings + BLOCK - 1) >> BLOCK_SHIFT;
 
-export type { PostingList };
