@@ -62,15 +62,18 @@ const META = 8;
 
 /** Room a new list gets: most lists hold one or two postings (a word in a few sections). */
 const FIRST_CAPACITY = 2;
+/** From this many postings a list's region grows by half rather than doubling: long lists hold most postings. */
+const LARGE_LIST = 1024;
 
 /**
  * One field's posting lists, laid out for size: every list's postings in two shared pools (unit ids,
  * frequencies), a list being a region of them, and each list's numbers in one typed array, so a list
  * costs no heap object of its own (an object and two typed arrays per list were most of an index
  * state's heap and of the collector's work while documents are taken in). A list that fills its
- * region moves to a larger one at the end of the pool; a pool that is full is copied to one twice the
- * room its lists take, leaving the regions they left behind. Lists restored from a snapshot stay in
- * its bytes (the base pool, a negative start) until they first grow. Nothing written to a region is
+ * region moves to a larger one at the end of the pool (twice its size, half again for long lists); a
+ * pool that is full is copied to one with half again the room its lists take, leaving behind the
+ * regions they left. Lists restored from a snapshot stay in its bytes (the base pool, a negative
+ * start) until they first grow. Nothing written to a region is
  * ever overwritten, so the views queries hold stay valid.
  */
 class FieldIndex {
@@ -165,7 +168,7 @@ class FieldIndex {
     if (freq > meta[m + MAX_FREQ]) meta[m + MAX_FREQ] = freq;
     if (length < meta[m + MIN_LENGTH]) meta[m + MIN_LENGTH] = length;
     if (freq > 0xffff && this.freqs instanceof Uint16Array) this.freqs = Int32Array.from(this.freqs);
-    if (n === meta[m + CAPACITY]) this.move(list, n === 0 ? FIRST_CAPACITY : n * 2);
+    if (n === meta[m + CAPACITY]) this.move(list, n === 0 ? FIRST_CAPACITY : n < LARGE_LIST ? n * 2 : n + (n >> 1));
     const at = this.meta[m + START] + n;
     this.units[at] = unit;
     this.freqs[at] = freq;
@@ -215,7 +218,7 @@ class FieldIndex {
    * order. The old pools stay as they are for the views that hold them.
    */
   private compact(more: number): void {
-    const size = Math.max(4096, 2 * (this.held + more));
+    const size = Math.max(4096, this.held + more + ((this.held + more) >> 1));
     const units = new Int32Array(size);
     const freqs = this.freqs instanceof Int32Array ? new Int32Array(size) : new Uint16Array(size);
     const meta = this.meta;
