@@ -23,7 +23,9 @@ describe('npm start (the embedded default)', () => {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     try {
-      expect(await waitFor(() => out.includes('Quarry is running at'), 60_000, 100), out).toBe(true);
+      // The banner's lines can arrive in separate chunks of the pipe: wait for its last before reading the others.
+      expect(await waitFor(() => out.includes('Stop with Ctrl-C'), 60_000, 100), out).toBe(true);
+      expect(out).toContain('Quarry is running at');
       expect(out).toContain('npm run keys -- create');
       // Where the web app is and how to sign in to it, beside the API and the queue dashboard (issue 22).
       expect(out).toContain(`Web app:  http://localhost:${port}/app/  (sign in with the master key in ${join(dataDir, 'master-key')}, or with a key that has the admin permission)`);
