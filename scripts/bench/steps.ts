@@ -104,7 +104,8 @@ export async function acceptedUpserts(ctx: Ctx) {
 }
 
 /** Step 4: all of SciFact through the batch endpoint into a fresh index, until every document is indexed. */
-export async function batchIndexing(ctx: Ctx, index = 'bench-batch') {
+export async function batchIndexing(ctx: Ctx) {
+  const index = 'bench-batch';
   await createPushIndex(ctx.api, index);
   const { corpus, stack, settings } = ctx;
   // Like the paced step: the accept step leaves tens of thousands of documents that each API process is

@@ -1,6 +1,7 @@
 import { LENGTH_OF_CODE, lengthCode } from './lucene-length.js';
 import { countTerms, type CountedTerms } from './term-counts.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
+import { grown } from '../grown.js';
 
 /** Postings per block of a list; each block keeps its own score bound (block-max pruning, dismax.ts). */
 export const BLOCK_SHIFT = 7;
@@ -118,19 +119,13 @@ class FieldIndex {
     let list = this.terms.get(term);
     if (list === undefined) {
       list = this.terms.size;
-      if ((list + 1) * META > this.meta.length) this.meta = grownTo(this.meta, (list + 1) * META);
-      const m = list * META;
-      this.meta[m + START] = 0;
-      this.meta[m + LENGTH] = 0;
-      this.meta[m + CAPACITY] = 0;
-      this.meta[m + DF] = 0;
-      this.meta[m + MAX_FREQ] = 0;
-      this.meta[m + MIN_LENGTH] = 0x7fffffff;
-      this.meta[m + BLOCKED] = 0;
+      // A new list's slots were never written (lists are only added, arrays grow zeroed): all 0 but its shortest length.
+      this.meta = grown(this.meta, (list + 1) * META);
+      this.meta[list * META + MIN_LENGTH] = 0x7fffffff;
       this.terms.set(term, list);
     }
     if (id !== undefined) {
-      if (id >= this.byId.length) this.byId = grownTo(this.byId, id + 1);
+      this.byId = grown(this.byId, id + 1);
       this.byId[id] = list + 1;
     }
     return list;
@@ -150,10 +145,8 @@ class FieldIndex {
     if (meta[m + BLOCKED] === 1) {
       const bounds = this.blocks.get(list)!;
       if ((n & (BLOCK - 1)) === 0) {
-        if (block === bounds.maxFreq.length) {
-          bounds.maxFreq = grownTo(bounds.maxFreq, block * 2);
-          bounds.minLength = grownTo(bounds.minLength, block * 2);
-        }
+        bounds.maxFreq = grown(bounds.maxFreq, block + 1);
+        bounds.minLength = grown(bounds.minLength, block + 1);
         bounds.maxFreq[block] = freq;
         bounds.minLength[block] = length;
       } else {
@@ -186,7 +179,10 @@ class FieldIndex {
     const m = list * META;
     const start = this.meta[m + START];
     const length = this.meta[m + LENGTH];
-    const [units, freqs, at] = start < 0 ? [this.baseUnits, this.baseFreqs, -1 - start] : [this.units, this.freqs, start];
+    const base = start < 0;
+    const units = base ? this.baseUnits : this.units;
+    const freqs = base ? this.baseFreqs : this.freqs;
+    const at = base ? -1 - start : start;
     return new PostingList(
       units.subarray(at, at + length), freqs.subarray(at, at + length), length,
       this.meta[m + DF], this.meta[m + MAX_FREQ], this.meta[m + MIN_LENGTH],
@@ -324,15 +320,6 @@ function copy(fromUnits: Int32Array, fromFreqs: Uint16Array | Int32Array, from: 
     toUnits[to + i] = fromUnits[from + i];
     toFreqs[to + i] = fromFreqs[from + i];
   }
-}
-
-/** A copy of `a` with room for at least `n` elements (doubling). */
-function grownTo<T extends Int32Array>(a: T, n: number): T {
-  let size = Math.max(a.length, 1);
-  while (size < n) size *= 2;
-  const next = new Int32Array(size) as T;
-  next.set(a);
-  return next;
 }
 
 export type UnitTerms = Record<string, string[]>;
