@@ -90,6 +90,11 @@ export interface LaunchFigures {
    * pages the kernel may drop and read again rather than memory the process took.
    */
   resident: { rss: number; peak: number; file: number } | null;
+  /**
+   * File-backed resident memory by file (from /proc/<pid>/smaps, read with `memory`), the largest
+   * first: which mapped file (snapshot, search.db, the embedder's table, the program) holds the pages.
+   */
+  mappedFiles: { path: string; rss: number }[] | null;
   snapshot: SnapshotFigures;
   /** Lines the process printed at warn or above (the first 50), crash text included. */
   warnings: string[];
@@ -136,6 +141,28 @@ function residentOf(pid: number): { rss: number; peak: number; file: number } | 
   }
 }
 
+/** Resident bytes of each mapped file of a live process (its smaps), the largest first; null once it is gone. */
+function mappedFilesOf(pid: number): { path: string; rss: number }[] | null {
+  let smaps: string;
+  try {
+    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return null;
+  }
+  const byPath = new Map<string, number>();
+  let path: string | null = null;
+  for (const line of smaps.split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      path = head[1] !== '0' && head[2].startsWith('/') ? head[2] : null;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && path) byPath.set(path, (byPath.get(path) ?? 0) + Number(rss[1]) * 1024);
+  }
+  return [...byPath].map(([p, rss]) => ({ path: p, rss })).filter((f) => f.rss > 0).sort((a, b) => b.rss - a.rss);
+}
+
 /** Why the process is gone, in a few words: the heap limit when V8 said so. */
 function deathReason(child: QuarryChild, t0: number): string {
   const how = `${child.proc.signalCode ?? `code ${child.proc.exitCode}`}, ${Math.round((performance.now() - t0) / 1000)} s after launch`;
@@ -160,7 +187,7 @@ export async function measureLaunch(
   const baseUrl = `http://127.0.0.1:${port}`;
   const figures: LaunchFigures = {
     engine: engine.name, commit: engine.commit, sections: folder.sections, start, failed: null,
-    firstAnswerMs: { content: null, ui: null }, loadedMs: null, loadedReportedMs: null, search: null, memory: null, resident: null,
+    firstAnswerMs: { content: null, ui: null }, loadedMs: null, loadedReportedMs: null, search: null, memory: null, resident: null, mappedFiles: null,
     snapshot: { files: 0, bytes: 0, writeMs: null, lines: [] }, warnings: [],
   };
   const t0 = performance.now();
@@ -229,6 +256,7 @@ export async function measureLaunch(
       await sleep(100);
     }
     figures.memory = await orDeath(memoryOf(child, s.probeDir), alive);
+    figures.mappedFiles = mappedFilesOf(child.pid);
   } catch (err) {
     if (!(err instanceof LaunchFailed)) throw err;
     figures.failed = err.message;

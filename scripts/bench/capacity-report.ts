@@ -129,4 +129,17 @@ export function verdictRows(checks: Verdict[]): string[][] {
   ];
 }
 
-export const tables = (all: LaunchFigures[], checks: Verdict[]) => `${markdownTable(launchRows(all, checks))}\n\n${markdownTable(verdictRows(checks))}`;
+/** Where each launch's file-backed pages are: the largest mapped files by resident bytes (the rest summed). */
+export function mappedRows(all: LaunchFigures[], shown = 4): string[][] {
+  const rows = [['sections', 'engine', 'start', 'file-backed RSS by file, largest first']];
+  for (const l of all) {
+    if (!l.mappedFiles) continue;
+    const named = l.mappedFiles.slice(0, shown).map((f) => `${f.path.split('/').pop()} ${mb(f.rss)}`);
+    const rest = l.mappedFiles.slice(shown).reduce((sum, f) => sum + f.rss, 0);
+    rows.push([l.sections.toLocaleString('en'), `${l.engine} ${l.commit}`, l.start, [...named, ...(rest ? [`others ${mb(rest)}`] : [])].join(', ')]);
+  }
+  return rows;
+}
+
+export const tables = (all: LaunchFigures[], checks: Verdict[]) =>
+  [launchRows(all, checks), mappedRows(all), verdictRows(checks)].filter((r) => r.length > 1).map(markdownTable).join('\n\n');
