@@ -149,7 +149,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const engine = new ContentEngine(storage, embedder?.id ?? null, config.search.timeoutMs, log, config.search.engineMemoryBytes, {
     // The API processes of a data folder share its snapshot files: the first slot writes them.
     writesSnapshots: config.http.slot === null || config.http.slot === 0,
-    releaseFreeMemory: collectAndReleaseMemory,
+    // A load from the store leaves the store's caches full of pages it read once (up to 64 MB per SQLite file).
+    releaseFreeMemory: () => {
+      storage.releaseCache?.();
+      collectAndReleaseMemory();
+    },
   });
   app.locals.engine = engine;
   app.locals.holdsNoIndex = storage.keywords !== null && storage.vectors !== null;

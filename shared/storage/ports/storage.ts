@@ -38,6 +38,11 @@ export interface Storage {
   sources: SourceStore;
   /** Cheap liveness probe for /readyz; rejects when the store is unreachable. */
   ping(): Promise<void>;
+  /**
+   * Gives back the memory the store caches in this process (SQLite's page caches, which a load from the store
+   * fills with pages it read once). Absent where the store caches nothing here (PostgreSQL).
+   */
+  releaseCache?(): void;
   /** Free space of the data folder against the minimum kept free (embedded mode; the scale-out store's disk is not ours). */
   diskSpace?(): DiskSpace;
   close(): Promise<void>;

@@ -78,6 +78,9 @@ export function createSqliteStorage(options: SqliteStorageOptions): BackendStora
       // Reads work without it, but no push can be accepted while the commit thread is down.
       await thread?.ping();
     },
+    releaseCache: () => {
+      for (const d of [db, searchDb, eventsDb]) d.pragma('shrink_memory');
+    },
     diskSpace: () => guard.space(),
     close: async () => {
       await thread?.close();

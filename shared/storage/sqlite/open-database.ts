@@ -10,8 +10,6 @@ export type Db = Database.Database;
  * and vector index (workers write). events.db: usage events and what is learnt from them (the API writes).
  */
 export const DB_FILES = { documents: 'quarry.db', search: 'search.db', events: 'events.db' } as const;
-/** Most of search.db that is memory-mapped for reads (SQLite maps no more than the file's size). */
-const SEARCH_MMAP_BYTES = 2 ** 36;
 const MIGRATIONS = { documents: DOCUMENT_MIGRATIONS, search: SEARCH_MIGRATIONS, events: EVENT_MIGRATIONS };
 
 /**
@@ -37,11 +35,12 @@ export function openDatabase(
     migrate(db, MIGRATIONS[file]);
   }
   db.pragma('foreign_keys = ON');
+  // Also what bounds the memory reads of search.db take: it is read through this cache, not memory-mapped.
+  // A search reads its results' rows at random, and through a map each page it touches brings 16 of its
+  // neighbours into the process's resident memory (the kernel maps 64 KB around a fault): bench:capacity at
+  // 100,000 sections held 163 MB of search.db after 800 searches, more as searches went on, up to the whole
+  // file. Read through the cache, ten result rows cost ~10-40 µs more (pread and copy), and at most 64 MB.
   db.pragma('cache_size = -65536');
-  // Every search reads its results' sections from search.db, at random: through a memory map those reads
-  // are the page cache's bytes, not a read(2) and a copy per page (half a millisecond of a 100k-document
-  // content search went to ten such rows). Writes still go through the file.
-  if (file === 'search') db.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`);
   return db;
 }
 
@@ -63,23 +62,6 @@ function enableWal(db: Db): void {
       if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
     }
     Atomics.wait(pause, 0, 0, 25);
-  }
-}
-
-/**
- * Runs fn with the connection's memory map off. A bulk read (an index loaded from the store) reads each page
- * once; read through the map, every page of it would stay counted in this process's RSS as file-backed memory
- * (bench:capacity, 1M sections loaded from the store: 2,798 MB file-backed, against 1,298 MB after a start from
- * the snapshot). Searches, which read few pages again and again, keep the map.
- */
-export function unmapped<T>(db: Db, fn: () => T): T {
-  const size = db.pragma('mmap_size', { simple: true }) as number;
-  if (size === 0) return fn();
-  db.pragma('mmap_size = 0');
-  try {
-    return fn();
-  } finally {
-    db.pragma(`mmap_size = ${size}`);
   }
 }
 

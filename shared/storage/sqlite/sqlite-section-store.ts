@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ChangeEntry, PublishItem, PublishResult, SectionPosition, SectionStore, SectionView } from '../ports/section-store.js';
-import { immediate, unmapped, type Db } from './open-database.js';
+import { immediate, type Db } from './open-database.js';
 import type { Statement } from 'better-sqlite3';
 import { chunkBySections } from '../chunk-by-sections.js';
 import { ChangeSignal } from './change-signal.js';
@@ -130,9 +130,9 @@ export class SqliteSectionStore implements SectionStore {
 
   async sectionsPage(indexId: number, afterUid: string | null, documents: number, options: { vectors?: boolean } = {}): Promise<SectionView[]> {
     const withVectors = options.vectors !== false;
-    const rows = unmapped(this.db, () => (afterUid === null
+    const rows = afterUid === null
       ? (withVectors ? this.q.firstPageSections : this.q.firstPageSectionsBare).all(indexId, indexId, documents)
-      : (withVectors ? this.q.pageSections : this.q.pageSectionsBare).all(indexId, indexId, afterUid, documents)));
+      : (withVectors ? this.q.pageSections : this.q.pageSectionsBare).all(indexId, indexId, afterUid, documents);
     return rows.map(toView);
   }
 
