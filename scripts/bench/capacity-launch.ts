@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 // @ts-expect-error plain-JS launcher shared with `npm start`
 import { freePort as freePortJs } from '../redis-launcher.mjs';
 import { makeTarget, send, type Reply } from './http-load.js';
+import { mappedFilesOf } from './mapped-files.js';
 import type { Cleanup } from './processes.js';
 import type { MemorySnapshot } from './scale-memory-probe.js';
 import { memoryOf, spawnQuarry, type QuarryChild } from './scale-processes.js';
@@ -139,28 +140,6 @@ function residentOf(pid: number): { rss: number; peak: number; file: number } | 
   } catch {
     return null;
   }
-}
-
-/** Resident bytes of each mapped file of a live process (its smaps), the largest first; null once it is gone. */
-function mappedFilesOf(pid: number): { path: string; rss: number }[] | null {
-  let smaps: string;
-  try {
-    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
-  } catch {
-    return null;
-  }
-  const byPath = new Map<string, number>();
-  let path: string | null = null;
-  for (const line of smaps.split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-    if (head) {
-      path = head[1] !== '0' && head[2].startsWith('/') ? head[2] : null;
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss && path) byPath.set(path, (byPath.get(path) ?? 0) + Number(rss[1]) * 1024);
-  }
-  return [...byPath].map(([p, rss]) => ({ path: p, rss })).filter((f) => f.rss > 0).sort((a, b) => b.rss - a.rss);
 }
 
 /** Why the process is gone, in a few words: the heap limit when V8 said so. */

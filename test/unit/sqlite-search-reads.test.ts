@@ -1,21 +1,9 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { mappedFilesOf } from '../../scripts/bench/mapped-files.js';
 import { openDatabase } from '../../shared/storage/sqlite/open-database.js';
-
-/** Resident bytes of `file`'s memory mappings in this process (its smaps lines). */
-function residentOf(file: string): number {
-  let mine = false;
-  let bytes = 0;
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
-    if (head) mine = head[1] === file;
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss && mine) bytes += Number(rss[1]) * 1024;
-  }
-  return bytes;
-}
 
 it('search.db is read through SQLite\'s bounded cache: rows read at random leave none of the file resident in the process', () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'quarry-search-reads-')));
@@ -32,7 +20,7 @@ it('search.db is read through SQLite\'s bounded cache: rows read at random leave
     for (let i = 0; i < 300; i++) chars += (read.get(1 + ((i * 7919) % 3000)) as { text: string }).text.length;
     expect(chars).toBeGreaterThan(300 * 1000);
     // Through a memory map each row read here would have brought its page and those around it (a 64 KB fault-around).
-    expect(residentOf(join(dir, 'search.db'))).toBe(0);
+    expect(mappedFilesOf('self')?.find((f) => f.path === join(dir, 'search.db'))?.rss ?? 0).toBe(0);
   } finally {
     db.close();
   }
