@@ -16,7 +16,7 @@ describe('seek (galloping, then binary search)', () => {
       // evenly spread, every unit, a few units
       (n) => Int32Array.from({ length: n }, (_, i) => i * 3 + (i % 2)),
       (n) => Int32Array.from({ length: n }, (_, i) => i),
-      // clustered: dense runs far apart (where a guess by density lands far off)
+      // clustered: dense runs far apart (long gallops across the gaps)
       (n) => Int32Array.from({ length: n }, (_, i) => Math.floor(i / 50) * 100_000 + (i % 50)),
       // skewed: squares, and one outlier at the end
       (n) => Int32Array.from({ length: n }, (_, i) => i * i),
