@@ -1,6 +1,8 @@
 // The native addon (native/dot) and its JavaScript fallbacks agree to the last bit: the vector leg's dot products and the default embedder's pooling.
 import { describe, expect, it } from 'vitest';
-import { dots8InJs, dotsInJs, nativeDots, nativeDots8, nativeDots8Lists } from '../../shared/search/vectors/dots.js';
+import {
+  BLOCK, blockedCopy, dots8InJs, dotsInJs, nativeBlockedDots, nativeDots, nativeDots8, nativeDots8Lists, nativeDots8ListsTop,
+} from '../../shared/search/vectors/dots.js';
 import { nativeWeightedRows, weightedRowsInJs } from '../../shared/llm/adapters/glove-pool.js';
 import { prng } from '../helpers/prng.js';
 
@@ -9,6 +11,62 @@ describe('dot products', () => {
     expect(nativeDots).not.toBeNull();
     expect(nativeDots8).not.toBeNull();
     expect(nativeDots8Lists).not.toBeNull();
+    expect(nativeDots8ListsTop).not.toBeNull();
+    expect(nativeBlockedDots).not.toBeNull();
+  });
+
+  it('a scan with its candidates chosen off the event loop: the k best present rows by product times scale, ties to the lower unit', async () => {
+    const rand = prng(14);
+    const dims = 24;
+    const q = Int8Array.from({ length: dims }, () => Math.round(rand() * 254 - 127));
+    const counts = [40, 0, 300, 1, 77];
+    let next = 0;
+    // Rows of four patterns and three scales: a dozen distinct scores, so ties decide who enters at every k.
+    const patterns = Array.from({ length: 4 }, () => Int8Array.from({ length: dims }, () => Math.round(rand() * 254 - 127)));
+    const codes = counts.map((rows) => {
+      const c = new Int8Array(rows * dims + 5);
+      for (let j = 0; j < rows; j++) c.set(patterns[Math.floor(rand() * 4)], j * dims);
+      return c;
+    });
+    const scales = counts.map((rows) => Float32Array.from({ length: rows + 2 }, () => [0.5, 1, 0.25][Math.floor(rand() * 3)]));
+    const units = counts.map((rows) => Int32Array.from({ length: rows + 2 }, () => (rand() < 0.1 ? -1 : next++)));
+    const present = Uint8Array.from({ length: next }, () => (rand() < 0.9 ? 1 : 0));
+    const all: { unit: number; score: number }[] = [];
+    counts.forEach((rows, i) => {
+      const products = new Int32Array(rows);
+      dots8InJs(q, codes[i], dims, rows, products);
+      for (let j = 0; j < rows; j++) {
+        const u = units[i][j];
+        if (u >= 0 && present[u]) all.push({ unit: u, score: products[j] * scales[i][j] });
+      }
+    });
+    const best = (k: number) => all.slice().sort((a, b) => b.score - a.score || a.unit - b.unit).slice(0, k);
+    for (const k of [1, 7, 150, all.length + 10]) {
+      const outUnits = new Int32Array(k).fill(-9);
+      const outScores = new Float64Array(k);
+      const n = await nativeDots8ListsTop!(q, codes, scales, units, Int32Array.from(counts), dims, present, k, outUnits, outScores);
+      const got = Array.from({ length: n }, (_, i) => ({ unit: outUnits[i], score: outScores[i] })).sort((a, b) => b.score - a.score || a.unit - b.unit);
+      expect(got).toEqual(best(k));
+    }
+    // Rows beyond what a list holds, mismatched lists, or no room for k: refused before anything runs.
+    const out = [new Int32Array(5), new Float64Array(5)] as const;
+    expect(() => nativeDots8ListsTop!(q, codes, scales, units, Int32Array.from([41, 0, 300, 1, 77]), dims, present, 5, ...out)).toThrow(TypeError);
+    expect(() => nativeDots8ListsTop!(q, codes, scales.slice(1), units, Int32Array.from(counts), dims, present, 5, ...out)).toThrow(TypeError);
+    expect(() => nativeDots8ListsTop!(q, codes, scales, units, Int32Array.from(counts), dims, present, 6, ...out)).toThrow(TypeError);
+  });
+
+  it('blocked centroids: the same scores as dots over the row-major vectors, bit for bit, whatever the count', () => {
+    const rand = prng(15);
+    for (const [dims, count] of [[1, 1], [3, 5], [100, 8], [100, 8001], [7, 0], [33, BLOCK + 1]]) {
+      const q = Float64Array.from({ length: dims }, () => rand() * 2 - 1);
+      const data = Float32Array.from({ length: dims * count }, () => rand() * 2 - 1);
+      const a = new Float64Array(count);
+      const b = new Float64Array(count).fill(NaN);
+      dotsInJs(q, data, dims, count, a);
+      nativeBlockedDots!(q, blockedCopy(data, dims, count), dims, count, b);
+      expect(Buffer.from(b.buffer).equals(Buffer.from(a.buffer))).toBe(true);
+    }
+    expect(() => nativeBlockedDots!(new Float64Array(4), new Float32Array(4 * 8), 4, 9, new Float64Array(9))).toThrow(TypeError);
   });
 
   it('int8 codes of several lists off the event loop: the products of each list, one list after another', async () => {

@@ -59,7 +59,37 @@ export const dots8InJs: Dots8 = (q, data, dims, rows, out) => {
  */
 export type Dots8Lists = (q: Int8Array, lists: Int8Array[], rows: Int32Array, dims: number, out: Int32Array) => Promise<void>;
 
-const addon = loadAddon<{ dots: Dots; dots8?: Dots8; dots8Lists?: Dots8Lists }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
+/**
+ * dots8Lists and the choice of a scan's candidates in one call off the event loop: the `k` best rows by code
+ * product times the row's scale (units[i][j] not -1 and present), into outUnits/outScores in heap order; the
+ * promise settles with how many there are. VectorSet.takeCodes chooses the same k (see its TopK).
+ */
+export type Dots8ListsTop = (
+  q: Int8Array, codes: Int8Array[], scales: Float32Array[], units: Int32Array[], rows: Int32Array, dims: number,
+  present: Uint8Array, k: number, outUnits: Int32Array, outScores: Float64Array,
+) => Promise<number>;
+
+/** Vectors per block of a blocked copy (blockedCopy). */
+export const BLOCK = 32;
+
+/** out[c] = q . vector c for c < count, the vectors as blockedCopy lays them out: the same sums as dots(), bit for bit. */
+export type BlockedDots = (q: Float64Array, blocked: Float32Array, dims: number, count: number, out: Float64Array) => void;
+
+/**
+ * The `count` row-major vectors of `data` in blocks of BLOCK, component by component (a block's i-th
+ * components side by side), the last block padded with zeros: blockedDots then sums BLOCK vectors in the
+ * lanes of one register instead of one at a time.
+ */
+export function blockedCopy(data: Float32Array, dims: number, count: number): Float32Array {
+  const out = new Float32Array(Math.ceil(count / BLOCK) * BLOCK * dims);
+  for (let c = 0; c < count; c++) {
+    const base = Math.floor(c / BLOCK) * BLOCK * dims + (c % BLOCK);
+    for (let i = 0; i < dims; i++) out[base + i * BLOCK] = data[c * dims + i];
+  }
+  return out;
+}
+
+const addon = loadAddon<{ dots: Dots; dots8?: Dots8; dots8Lists?: Dots8Lists; dots8ListsTop?: Dots8ListsTop; blockedDots?: BlockedDots }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
 
 /** The addon's dot products (C, several times faster on the vector leg's scans), or null when it was not built. */
 export const nativeDots: Dots | null = addon?.dots ?? null;
@@ -68,6 +98,12 @@ export const nativeDots8: Dots8 | null = addon?.dots8 ?? null;
 
 /** The addon's int8 products off the event loop, or null without the addon (scans then run on the event loop). */
 export const nativeDots8Lists: Dots8Lists | null = addon?.dots8Lists ?? null;
+
+/** The addon's scan with its choice of candidates off the event loop, or null (then dots8Lists and takeCodes). */
+export const nativeDots8ListsTop: Dots8ListsTop | null = addon?.dots8ListsTop ?? null;
+
+/** The addon's products over a blocked copy (the IVF probe), or null: then dots over the row-major vectors. */
+export const nativeBlockedDots: BlockedDots | null = addon?.blockedDots ?? null;
 
 /** The dot products the vector structures use: the addon's when built, else JavaScript's (same answers). */
 export const dots: Dots = nativeDots ?? dotsInJs;
