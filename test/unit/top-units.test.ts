@@ -13,6 +13,8 @@ describe('topUnits', () => {
       const k = 1 + Math.floor(rand() * 40);
       const expected = [...units].sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k);
       expect(topUnits(units, scores, k)).toEqual(expected);
+      // Unordered: the same units, in whatever order.
+      expect(topUnits(units, scores, k, false).sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
     }
   });
 });

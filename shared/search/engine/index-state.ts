@@ -283,13 +283,19 @@ export class IndexState {
     return id;
   }
 
-  private unitRange(doc: number): number[] {
+  /** A document's units by its number (documentOf), in position order. */
+  unitRange(doc: number): number[] {
     const first = this.docFirstUnit[doc];
     return Array.from({ length: this.docUnitCount[doc] }, (_, i) => first + i);
   }
 
   hasDocument(uid: string): boolean {
     return this.docNumbers.has(uid);
+  }
+
+  /** The number of a unit's document in this copy (a key for unitRange, cheaper than its uid). */
+  documentOf(unit: number): number {
+    return this.unitDoc[unit];
   }
 
   /** The document of a unit. */

@@ -198,10 +198,10 @@ export class HybridSearch {
       const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, topK: 2 * CANDIDATES, budget });
       // A page's overall match counts beside its section's: candidates beyond the cut can still rise.
       const top = topUnits(units, scores, 2 * CANDIDATES).map((u) => ({ u, score: scores[u] }));
-      const docOf = (u: number) => state.uidOf(u);
-      const wanted = [...new Set(top.map((t) => docOf(t.u)))].map((doc) => ({ doc, units: state.unitsOf(doc) }));
+      // Pages by their numbers in the loaded copy: their uids would cost a hash lookup each.
+      const wanted = [...new Set(top.map((t) => state.documentOf(t.u)))].map((doc) => ({ doc, units: state.unitRange(doc) }));
       const pages = pageScores(state.inverted, state.pages, terms, fields.map((f) => f.field), PAGE_ONCE_FIELDS, wanted);
-      for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(docOf(u)) ?? 0) });
+      for (const { u, score } of top) all.push({ key: `${s}:${u}`, score: score + PAGE_WEIGHT * (pages.get(state.documentOf(u)) ?? 0) });
     }));
     return all.sort((a, b) => b.score - a.score).slice(0, CANDIDATES);
   }

@@ -14,9 +14,9 @@ import { seek } from './seek.js';
  */
 export const PAGE_WEIGHT = 0.5;
 
-/** A page to score: its units (sections), ascending and consecutive (added together). */
-export interface WantedPage {
-  doc: string;
+/** A page to score, by whatever key the caller names pages with: its units (sections), ascending and consecutive (added together). */
+export interface WantedPage<K = string> {
+  doc: K;
   units: readonly number[];
 }
 
@@ -30,17 +30,17 @@ export interface WantedPage {
  * frequencies come from `frequencies`. The cost follows the pages returned and the query's terms,
  * never the length of a posting list or of a page.
  */
-export function pageScores(
+export function pageScores<K = string>(
   index: InvertedIndex,
   frequencies: PageFrequencies,
   terms: string[],
   fields: string[],
   perPage: ReadonlySet<string>,
-  wanted: Iterable<WantedPage>,
+  wanted: Iterable<WantedPage<K>>,
   bm25: Bm25Params = LUCENE_BM25,
-): Map<string, number> {
+): Map<K, number> {
   const { k1, b } = bm25;
-  const out = new Map<string, number>();
+  const out = new Map<K, number>();
   const docCount = frequencies.pages;
   if (docCount === 0 || terms.length === 0) return out;
   const distinct = [...new Set(terms)];

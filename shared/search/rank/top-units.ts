@@ -1,9 +1,10 @@
 /**
  * The best `k` units by score, best first (ties: lower unit id first), without sorting every match:
- * a bounded min-heap (a typed array) keeps the current top k while the matches stream past.
+ * a bounded min-heap (a typed array) keeps the current top k while the matches stream past. With
+ * `ordered` false the same units come in no particular order (a caller that only needs the set skips the sort).
  */
-export function topUnits(units: ArrayLike<number> & Iterable<number>, scores: Float64Array, k: number): number[] {
-  if (units.length <= k) return Array.from(units).sort((a, b) => scores[b] - scores[a] || a - b);
+export function topUnits(units: ArrayLike<number> & Iterable<number>, scores: Float64Array, k: number, ordered = true): number[] {
+  if (units.length <= k) return ordered ? Array.from(units).sort((a, b) => scores[b] - scores[a] || a - b) : Array.from(units);
   const heap = new Int32Array(k);
   let size = 0;
   // "worse" = lower score, or equal score and higher id: the heap's root is the worst kept unit.
@@ -44,5 +45,5 @@ export function topUnits(units: ArrayLike<number> & Iterable<number>, scores: Fl
     }
     heap[i] = u;
   }
-  return Array.from(heap).sort((a, b) => scores[b] - scores[a] || a - b);
+  return ordered ? Array.from(heap).sort((a, b) => scores[b] - scores[a] || a - b) : Array.from(heap);
 }

@@ -618,7 +618,8 @@ class Ivf {
     const n = Math.max(1, this.trainedOn);
     const wanted = Math.max(MIN_PROBED, PROBED_PER_ROOT * Math.sqrt(n));
     const probes = Math.min(k, Math.max(1, Math.ceil((k * wanted) / n)));
-    return topUnits(this.listIds, this.centroidScores, probes).map((c) => this.lists[c]);
+    // In no particular order: a scan's candidates are the same whatever order its lists come in (TopK).
+    return topUnits(this.listIds, this.centroidScores, probes, false).map((c) => this.lists[c]);
   }
 
 }
