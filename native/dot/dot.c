@@ -218,66 +218,134 @@ static napi_value dots8_lists(napi_env env, napi_callback_info info) {
  * The candidates of a scan, chosen where their products are computed: the k best rows by product times
  * the row's scale, over rows whose unit is not -1 and is present. A min-heap on score whose ties put the
  * higher unit lower, as VectorSet's TopK: (score, unit) orders every row, so the k chosen are TopK's
- * whatever the order rows come in.
+ * whatever the order rows come in. Each entry keeps where its row is (list, row) for the rescoring.
  */
 typedef struct {
   int32_t *units;
   double *scores;
+  int32_t *lists;
+  int32_t *rows;
   int32_t k, size;
 } Top;
 
 static inline int worse(double s1, int32_t u1, double s2, int32_t u2) { return s1 < s2 || (s1 == s2 && u1 > u2); }
 
-static void top_push(Top *t, int32_t unit, double score) {
+static inline void top_move(Top *t, int32_t to, int32_t from) {
+  t->units[to] = t->units[from];
+  t->scores[to] = t->scores[from];
+  t->lists[to] = t->lists[from];
+  t->rows[to] = t->rows[from];
+}
+
+static void top_push(Top *t, int32_t unit, double score, int32_t list, int32_t row) {
   int32_t *units = t->units;
   double *scores = t->scores;
+  int32_t i;
   if (t->size < t->k) {
-    int32_t i = t->size++;
+    i = t->size++;
     while (i > 0) {
       int32_t p = (i - 1) >> 1;
       if (!worse(score, unit, scores[p], units[p])) break;
-      units[i] = units[p];
-      scores[i] = scores[p];
+      top_move(t, i, p);
       i = p;
     }
-    units[i] = unit;
-    scores[i] = score;
-    return;
-  }
-  if (!worse(scores[0], units[0], score, unit)) return;
-  int32_t i = 0;
-  for (;;) {
-    int32_t l = 2 * i + 1;
-    if (l >= t->k) break;
-    int32_t r = l + 1;
-    int32_t m = r < t->k && worse(scores[r], units[r], scores[l], units[l]) ? r : l;
-    if (!worse(scores[m], units[m], score, unit)) break;
-    units[i] = units[m];
-    scores[i] = scores[m];
-    i = m;
+  } else {
+    if (!worse(scores[0], units[0], score, unit)) return;
+    i = 0;
+    for (;;) {
+      int32_t l = 2 * i + 1;
+      if (l >= t->k) break;
+      int32_t r = l + 1;
+      int32_t m = r < t->k && worse(scores[r], units[r], scores[l], units[l]) ? r : l;
+      if (!worse(scores[m], units[m], score, unit)) break;
+      top_move(t, i, m);
+      i = m;
+    }
   }
   units[i] = unit;
   scores[i] = score;
+  t->lists[i] = list;
+  t->rows[i] = row;
 }
 
 /*
- * dots8ListsTop(q: Int8Array, codes: Int8Array[], scales: Float32Array[], units: Int32Array[], rows: Int32Array,
- * dims, present: Uint8Array, k, outUnits: Int32Array, outScores: Float64Array): Promise<number>. dots8Lists and
- * the choice of candidates (VectorSet.takeCodes) in one go on a thread of libuv's pool: the event loop gets k
- * candidates back instead of every row's product to go through (at a million sections ~32,000 rows a query,
- * half a millisecond of the event loop). Resolves with how many candidates outUnits/outScores hold (heap
- * order). The arrays are held by references on their containers until the promise settles; a unit marked -1
- * or absent meanwhile may still be chosen (the caller checks the candidates again).
+ * listHandle(codes: Int8Array, scales: Float32Array, units: Int32Array, vectors: Float32Array, dims): one IVF
+ * list's arrays for dots8ListsTop, read once: a query then hands over one value per probed list instead of
+ * four typed arrays (each N-API call costs ~0.1 us of the event loop, and a query at a million sections
+ * probes ~250 lists). The handle holds its arrays (their memory never moves in V8) until it is collected;
+ * VectorSet makes a new one when a list's arrays are replaced (grown, trimmed, restored).
+ */
+typedef struct {
+  const int8_t *codes;
+  const float *scales;
+  const int32_t *units;
+  const float *vectors;
+  size_t rows; /* rows all four arrays have room for */
+  napi_ref refs[4];
+} ListHandle;
+
+static void list_handle_free(napi_env env, void *data, void *hint) {
+  (void)hint;
+  ListHandle *h = data;
+  for (int i = 0; i < 4; i++) napi_delete_reference(env, h->refs[i]);
+  free(h);
+}
+
+static napi_value list_handle(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  size_t cl, sl, ul, vl;
+  int32_t dims;
+  ListHandle *h = calloc(1, sizeof(ListHandle));
+  if (!h) {
+    napi_throw_error(env, NULL, "listHandle: out of memory");
+    return NULL;
+  }
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5
+      || !typed(env, argv[0], napi_int8_array, (void **)&h->codes, &cl)
+      || !typed(env, argv[1], napi_float32_array, (void **)&h->scales, &sl)
+      || !typed(env, argv[2], napi_int32_array, (void **)&h->units, &ul)
+      || !typed(env, argv[3], napi_float32_array, (void **)&h->vectors, &vl)
+      || napi_get_value_int32(env, argv[4], &dims) != napi_ok || dims <= 0) {
+    free(h);
+    napi_throw_type_error(env, NULL, "listHandle(codes: Int8Array, scales: Float32Array, units: Int32Array, vectors: Float32Array, dims)");
+    return NULL;
+  }
+  size_t rows = cl / (size_t)dims;
+  if (sl < rows) rows = sl;
+  if (ul < rows) rows = ul;
+  if (vl / (size_t)dims < rows) rows = vl / (size_t)dims;
+  h->rows = rows;
+  int made = 0;
+  for (; made < 4; made++) if (napi_create_reference(env, argv[made], 1, &h->refs[made]) != napi_ok) break;
+  napi_value external;
+  if (made < 4 || napi_create_external(env, h, list_handle_free, NULL, &external) != napi_ok) {
+    for (int i = 0; i < made; i++) napi_delete_reference(env, h->refs[i]);
+    free(h);
+    napi_throw_error(env, NULL, "listHandle: could not hold the arrays");
+    return NULL;
+  }
+  return external;
+}
+
+/*
+ * dots8ListsTop(q8: Int8Array, qd: Float64Array, lists: listHandle[], rows: Int32Array, dims, present: Uint8Array,
+ * k, outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array): Promise<number>.
+ * dots8Lists, the choice of candidates (VectorSet.takeCodes) and their exact scores in one go on a thread of
+ * libuv's pool: the event loop gets k candidates back, each with its float score (qd . its row's vector, in
+ * order and unfused as vector-set.ts's dot), its list (an index into `lists`) and row, instead of every row's
+ * product to go through (at a million sections ~32,000 rows a query, half a millisecond of the event loop).
+ * Resolves with how many candidates there are (heap order). A unit marked -1 or absent meanwhile may still be
+ * chosen: the caller checks each candidate is still at that row.
  */
 typedef struct {
   napi_async_work work;
   napi_deferred deferred;
-  napi_ref refs[7];
+  napi_ref refs[8];
   int32_t nrefs;
-  const int8_t *q;
-  const int8_t **codes;
-  const float **scales;
-  const int32_t **units;
+  const int8_t *q8;
+  const double *qd;
+  const ListHandle **lists;
   int32_t *rows;
   int32_t count, dims, maxRows;
   const uint8_t *present;
@@ -295,29 +363,34 @@ static void lists_top_execute(napi_env env, void *data) {
     return;
   }
   Top *t = &w->top;
+  const int32_t dims = w->dims;
   double threshold = -INFINITY;
   for (int32_t i = 0; i < w->count; i++) {
+    const ListHandle *h = w->lists[i];
     const int32_t rows = w->rows[i];
-    dots8_rows(w->q, w->codes[i], w->dims, rows, products);
-    const float *scales = w->scales[i];
-    const int32_t *units = w->units[i];
+    dots8_rows(w->q8, h->codes, dims, rows, products);
     for (int32_t j = 0; j < rows; j++) {
-      const double score = (double)products[j] * (double)scales[j];
+      const double score = (double)products[j] * (double)h->scales[j];
       if (!(score >= threshold)) continue;
-      const int32_t u = units[j];
+      const int32_t u = h->units[j];
       if (u < 0 || (size_t)u >= w->presentLength || !w->present[u]) continue;
-      top_push(t, u, score);
+      top_push(t, u, score, i, j);
       if (t->size == t->k) threshold = t->scores[0];
     }
   }
   free(products);
+  /* The candidates' exact scores, from their float vectors (the approximate ones are not needed any more). */
+  for (int32_t c = 0; c < t->size; c++) {
+    const float *v = w->lists[t->lists[c]]->vectors + (size_t)t->rows[c] * dims;
+    double d = 0;
+    for (int32_t i = 0; i < dims; i++) d += (double)v[i] * w->qd[i];
+    t->scores[c] = d;
+  }
 }
 
 static void lists_top_free(napi_env env, ListsTop *w) {
   for (int32_t i = 0; i < w->nrefs; i++) napi_delete_reference(env, w->refs[i]);
-  free(w->codes);
-  free(w->scales);
-  free(w->units);
+  free(w->lists);
   free(w->rows);
   free(w);
 }
@@ -338,42 +411,34 @@ static void lists_top_complete(napi_env env, napi_status status, void *data) {
   lists_top_free(env, w);
 }
 
-/* The typed array at `i` of the JS array `arr`, of type `want`, holding at least `min` elements. */
-static int element(napi_env env, napi_value arr, uint32_t i, napi_typedarray_type want, size_t min, void **data) {
-  napi_value v;
-  size_t length;
-  napi_typedarray_type type;
-  /* Without napi_is_typedarray first (get_typedarray_info refuses anything else): ~750 arrays a query at a
-     million sections, where each N-API call costs ~0.1 us of the event loop. */
-  return napi_get_element(env, arr, i, &v) == napi_ok && napi_get_typedarray_info(env, v, &type, &length, data, NULL, NULL) == napi_ok
-    && type == want && length >= min;
-}
-
 static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
-  size_t argc = 10;
-  napi_value argv[10];
-  const int8_t *q;
+  size_t argc = 11;
+  napi_value argv[11];
+  const int8_t *q8;
+  const double *qd;
   const int32_t *rows;
   const uint8_t *present;
-  int32_t *out_units;
+  int32_t *out_units, *out_lists, *out_rows;
   double *out_scores;
-  size_t ql, rl, pl, oul, osl;
+  size_t q8l, qdl, rl, pl, oul, osl, oll, orl;
   int32_t dims, k;
-  uint32_t count = 0, n1 = 0, n2 = 0;
-  bool a0 = false, a1 = false, a2 = false;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 10
-      || !typed(env, argv[0], napi_int8_array, (void **)&q, &ql)
-      || napi_is_array(env, argv[1], &a0) != napi_ok || !a0 || napi_get_array_length(env, argv[1], &count) != napi_ok
-      || napi_is_array(env, argv[2], &a1) != napi_ok || !a1 || napi_get_array_length(env, argv[2], &n1) != napi_ok
-      || napi_is_array(env, argv[3], &a2) != napi_ok || !a2 || napi_get_array_length(env, argv[3], &n2) != napi_ok
-      || !typed(env, argv[4], napi_int32_array, (void **)&rows, &rl)
-      || napi_get_value_int32(env, argv[5], &dims) != napi_ok
-      || !typed(env, argv[6], napi_uint8_array, (void **)&present, &pl)
-      || napi_get_value_int32(env, argv[7], &k) != napi_ok
-      || !typed(env, argv[8], napi_int32_array, (void **)&out_units, &oul)
-      || !typed(env, argv[9], napi_float64_array, (void **)&out_scores, &osl)
-      || dims <= 0 || k <= 0 || ql < (size_t)dims || rl < count || n1 != count || n2 != count || oul < (size_t)k || osl < (size_t)k) {
-    napi_throw_type_error(env, NULL, "dots8ListsTop(q: Int8Array, codes: Int8Array[], scales: Float32Array[], units: Int32Array[], rows: Int32Array, dims, present: Uint8Array, k, outUnits: Int32Array, outScores: Float64Array)");
+  uint32_t count = 0;
+  bool is_array = false;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 11
+      || !typed(env, argv[0], napi_int8_array, (void **)&q8, &q8l)
+      || !typed(env, argv[1], napi_float64_array, (void **)&qd, &qdl)
+      || napi_is_array(env, argv[2], &is_array) != napi_ok || !is_array || napi_get_array_length(env, argv[2], &count) != napi_ok
+      || !typed(env, argv[3], napi_int32_array, (void **)&rows, &rl)
+      || napi_get_value_int32(env, argv[4], &dims) != napi_ok
+      || !typed(env, argv[5], napi_uint8_array, (void **)&present, &pl)
+      || napi_get_value_int32(env, argv[6], &k) != napi_ok
+      || !typed(env, argv[7], napi_int32_array, (void **)&out_units, &oul)
+      || !typed(env, argv[8], napi_float64_array, (void **)&out_scores, &osl)
+      || !typed(env, argv[9], napi_int32_array, (void **)&out_lists, &oll)
+      || !typed(env, argv[10], napi_int32_array, (void **)&out_rows, &orl)
+      || dims <= 0 || k <= 0 || q8l < (size_t)dims || qdl < (size_t)dims || rl < count
+      || oul < (size_t)k || osl < (size_t)k || oll < (size_t)k || orl < (size_t)k) {
+    napi_throw_type_error(env, NULL, "dots8ListsTop(q8: Int8Array, qd: Float64Array, lists: listHandle[], rows: Int32Array, dims, present: Uint8Array, k, outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array)");
     return NULL;
   }
   ListsTop *w = calloc(1, sizeof(ListsTop));
@@ -382,33 +447,30 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
     return NULL;
   }
   const size_t slots = count ? count : 1;
-  w->codes = calloc(slots, sizeof(int8_t *));
-  w->scales = calloc(slots, sizeof(float *));
-  w->units = calloc(slots, sizeof(int32_t *));
+  w->lists = calloc(slots, sizeof(ListHandle *));
   w->rows = calloc(slots, sizeof(int32_t));
-  w->q = q;
+  w->q8 = q8;
+  w->qd = qd;
   w->dims = dims;
   w->count = (int32_t)count;
   w->present = present;
   w->presentLength = pl;
-  w->top.units = out_units;
-  w->top.scores = out_scores;
-  w->top.k = k;
-  int ok = w->codes && w->scales && w->units && w->rows;
+  w->top = (Top){ .units = out_units, .scores = out_scores, .lists = out_lists, .rows = out_rows, .k = k, .size = 0 };
+  int ok = w->lists && w->rows;
   for (uint32_t i = 0; ok && i < count; i++) {
-    const size_t r = rows[i] < 0 ? 0 : (size_t)rows[i];
-    ok = rows[i] >= 0
-      && element(env, argv[1], i, napi_int8_array, r * (size_t)dims, (void **)&w->codes[i])
-      && element(env, argv[2], i, napi_float32_array, r, (void **)&w->scales[i])
-      && element(env, argv[3], i, napi_int32_array, r, (void **)&w->units[i]);
+    napi_value v;
+    void *h = NULL;
+    ok = napi_get_element(env, argv[2], i, &v) == napi_ok && napi_get_value_external(env, v, &h) == napi_ok && h != NULL
+      && rows[i] >= 0 && (size_t)rows[i] <= ((ListHandle *)h)->rows;
     if (ok) {
+      w->lists[i] = h;
       w->rows[i] = rows[i];
       if (rows[i] > w->maxRows) w->maxRows = rows[i];
     }
   }
-  /* The containers hold every list's arrays, so one reference each keeps them (and their memory) alive. */
-  const int held[7] = {0, 1, 2, 3, 6, 8, 9};
-  for (int i = 0; ok && i < 7; i++) {
+  /* The container holds the handles, which hold their arrays: one reference keeps all of them alive. */
+  const int held[8] = {0, 1, 2, 5, 7, 8, 9, 10};
+  for (int i = 0; ok && i < 8; i++) {
     ok = napi_create_reference(env, argv[held[i]], 1, &w->refs[w->nrefs]) == napi_ok;
     if (ok) w->nrefs++;
   }
@@ -424,7 +486,7 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
   }
   if (!ok) {
     lists_top_free(env, w);
-    napi_throw_type_error(env, NULL, "dots8ListsTop: every list must hold its rows of codes (rows x dims), scales and units");
+    napi_throw_type_error(env, NULL, "dots8ListsTop: every list must be a listHandle with room for its rows");
     return NULL;
   }
   return promise;
@@ -530,6 +592,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "dots8", fn);
   napi_create_function(env, "dots8Lists", NAPI_AUTO_LENGTH, dots8_lists, NULL, &fn);
   napi_set_named_property(env, exports, "dots8Lists", fn);
+  napi_create_function(env, "listHandle", NAPI_AUTO_LENGTH, list_handle, NULL, &fn);
+  napi_set_named_property(env, exports, "listHandle", fn);
   napi_create_function(env, "dots8ListsTop", NAPI_AUTO_LENGTH, dots8_lists_top, NULL, &fn);
   napi_set_named_property(env, exports, "dots8ListsTop", fn);
   napi_create_function(env, "blockedDots", NAPI_AUTO_LENGTH, blocked_dots, NULL, &fn);

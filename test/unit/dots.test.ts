@@ -1,7 +1,7 @@
 // The native addon (native/dot) and its JavaScript fallbacks agree to the last bit: the vector leg's dot products and the default embedder's pooling.
 import { describe, expect, it } from 'vitest';
 import {
-  BLOCK, blockedCopy, dots8InJs, dotsInJs, nativeBlockedDots, nativeDots, nativeDots8, nativeDots8Lists, nativeDots8ListsTop,
+  BLOCK, blockedCopy, dots8InJs, dotsInJs, nativeBlockedDots, nativeDots, nativeDots8, nativeDots8Lists, nativeDots8ListsTop, nativeListHandle,
 } from '../../shared/search/vectors/dots.js';
 import { nativeWeightedRows, weightedRowsInJs } from '../../shared/llm/adapters/glove-pool.js';
 import { prng } from '../helpers/prng.js';
@@ -12,13 +12,15 @@ describe('dot products', () => {
     expect(nativeDots8).not.toBeNull();
     expect(nativeDots8Lists).not.toBeNull();
     expect(nativeDots8ListsTop).not.toBeNull();
+    expect(nativeListHandle).not.toBeNull();
     expect(nativeBlockedDots).not.toBeNull();
   });
 
-  it('a scan with its candidates chosen off the event loop: the k best present rows by product times scale, ties to the lower unit', async () => {
+  it('a scan with its candidates chosen off the event loop: the k best present rows by product times scale, ties to the lower unit, scored again from their vectors', async () => {
     const rand = prng(14);
     const dims = 24;
     const q = Int8Array.from({ length: dims }, () => Math.round(rand() * 254 - 127));
+    const qd = Float64Array.from({ length: dims }, () => rand() * 2 - 1);
     const counts = [40, 0, 300, 1, 77];
     let next = 0;
     // Rows of four patterns and three scales: a dozen distinct scores, so ties decide who enters at every k.
@@ -30,29 +32,37 @@ describe('dot products', () => {
     });
     const scales = counts.map((rows) => Float32Array.from({ length: rows + 2 }, () => [0.5, 1, 0.25][Math.floor(rand() * 3)]));
     const units = counts.map((rows) => Int32Array.from({ length: rows + 2 }, () => (rand() < 0.1 ? -1 : next++)));
+    const vectors = counts.map((rows) => Float32Array.from({ length: (rows + 2) * dims }, () => rand() * 2 - 1));
     const present = Uint8Array.from({ length: next }, () => (rand() < 0.9 ? 1 : 0));
-    const all: { unit: number; score: number }[] = [];
+    const all: { unit: number; approx: number; list: number; row: number }[] = [];
     counts.forEach((rows, i) => {
       const products = new Int32Array(rows);
       dots8InJs(q, codes[i], dims, rows, products);
       for (let j = 0; j < rows; j++) {
         const u = units[i][j];
-        if (u >= 0 && present[u]) all.push({ unit: u, score: products[j] * scales[i][j] });
+        if (u >= 0 && present[u]) all.push({ unit: u, approx: products[j] * scales[i][j], list: i, row: j });
       }
     });
-    const best = (k: number) => all.slice().sort((a, b) => b.score - a.score || a.unit - b.unit).slice(0, k);
+    const exactOf = (list: number, row: number) => {
+      const one = new Float64Array(1);
+      dotsInJs(qd, vectors[list].subarray(row * dims, (row + 1) * dims), dims, 1, one);
+      return one[0];
+    };
+    const handles = counts.map((_, i) => nativeListHandle!(codes[i], scales[i], units[i], vectors[i], dims));
     for (const k of [1, 7, 150, all.length + 10]) {
-      const outUnits = new Int32Array(k).fill(-9);
-      const outScores = new Float64Array(k);
-      const n = await nativeDots8ListsTop!(q, codes, scales, units, Int32Array.from(counts), dims, present, k, outUnits, outScores);
-      const got = Array.from({ length: n }, (_, i) => ({ unit: outUnits[i], score: outScores[i] })).sort((a, b) => b.score - a.score || a.unit - b.unit);
-      expect(got).toEqual(best(k));
+      const expected = all.slice().sort((a, b) => b.approx - a.approx || a.unit - b.unit).slice(0, k)
+        .map(({ unit, list, row }) => ({ unit, list, row, score: exactOf(list, row) })).sort((a, b) => a.unit - b.unit);
+      const out = [new Int32Array(k).fill(-9), new Float64Array(k), new Int32Array(k), new Int32Array(k)] as const;
+      const n = await nativeDots8ListsTop!(q, qd, handles, Int32Array.from(counts), dims, present, k, ...out);
+      const got = Array.from({ length: n }, (_, i) => ({ unit: out[0][i], list: out[2][i], row: out[3][i], score: out[1][i] })).sort((a, b) => a.unit - b.unit);
+      expect(got).toEqual(expected);
     }
-    // Rows beyond what a list holds, mismatched lists, or no room for k: refused before anything runs.
-    const out = [new Int32Array(5), new Float64Array(5)] as const;
-    expect(() => nativeDots8ListsTop!(q, codes, scales, units, Int32Array.from([41, 0, 300, 1, 77]), dims, present, 5, ...out)).toThrow(TypeError);
-    expect(() => nativeDots8ListsTop!(q, codes, scales.slice(1), units, Int32Array.from(counts), dims, present, 5, ...out)).toThrow(TypeError);
-    expect(() => nativeDots8ListsTop!(q, codes, scales, units, Int32Array.from(counts), dims, present, 6, ...out)).toThrow(TypeError);
+    // More rows than a list holds, a list that is not a handle, or no room for k: refused before anything runs.
+    const out = [new Int32Array(5), new Float64Array(5), new Int32Array(5), new Int32Array(5)] as const;
+    expect(() => nativeDots8ListsTop!(q, qd, handles, Int32Array.from([41, 0, 300, 1, 77]), dims, present, 5, ...out)).toThrow(TypeError);
+    expect(() => nativeDots8ListsTop!(q, qd, [codes[0], ...handles.slice(1)], Int32Array.from(counts), dims, present, 5, ...out)).toThrow(TypeError);
+    expect(() => nativeDots8ListsTop!(q, qd, handles, Int32Array.from(counts), dims, present, 6, ...out)).toThrow(TypeError);
+    expect(() => nativeListHandle!(codes[0], scales[0], units[0] as unknown as Int32Array, new Float64Array(3) as unknown as Float32Array, dims)).toThrow(TypeError);
   });
 
   it('blocked centroids: the same scores as dots over the row-major vectors, bit for bit, whatever the count', () => {

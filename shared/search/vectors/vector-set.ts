@@ -1,4 +1,4 @@
-import { blockedCopy, dots, dots8, nativeBlockedDots, nativeDots8Lists, nativeDots8ListsTop } from './dots.js';
+import { blockedCopy, dots, dots8, nativeBlockedDots, nativeDots8Lists, nativeDots8ListsTop, nativeListHandle, type ListHandle } from './dots.js';
 import { sortInSteps } from './sort-in-steps.js';
 import { topUnits } from '../rank/top-units.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
@@ -206,13 +206,26 @@ export class VectorSet {
     // Rows are only ever added to a list (a deleted unit's row is marked -1, a trim keeps every row), so the
     // rows counted now are still there, with the same codes, when the products come back.
     if (!allow && nativeDots8ListsTop) {
-      // The candidates chosen off the event loop too: going through every row's product here took half a
-      // millisecond of the event loop a query at a million sections (~32,000 rows).
-      const units = new Int32Array(k * RESCORE);
-      const count = await nativeDots8ListsTop(
-        plan.q8, lists.map((l) => l.codes), lists.map((l) => l.scales), lists.map((l) => l.units), rows, this.dims, this.present, k * RESCORE, units, new Float64Array(k * RESCORE),
-      );
-      return this.rescored(plan, units, count, k);
+      // The candidates chosen and scored off the event loop too: going through every row's product here took
+      // half a millisecond of the event loop a query at a million sections (~32,000 rows), rescoring ~0.1 ms.
+      const kk = k * RESCORE;
+      const units = new Int32Array(kk);
+      const exact = new Float64Array(kk);
+      const at = new Int32Array(kk);
+      const rowAt = new Int32Array(kk);
+      const count = await nativeDots8ListsTop(plan.q8, plan.qd, lists.map((l) => l.nativeHandle()), rows, this.dims, this.present, kk, units, exact, at, rowAt);
+      const { ivf } = plan;
+      const heap = new TopK(k);
+      for (let i = 0; i < count; i++) {
+        const u = units[i];
+        const list = ivf.listOf[u];
+        // Gone from the lists while the thread ran.
+        if (list < 0) continue;
+        // Set again meanwhile (it is in another row now): scored as it is now, as rescored() does.
+        const moved = ivf.lists[list] !== lists[at[i]] || ivf.rowOf[u] !== rowAt[i];
+        heap.push(u, moved ? dot(plan.qd, ivf.lists[list].vectors, ivf.rowOf[u] * this.dims) : exact[i]);
+      }
+      return heap.sorted();
     }
     const out = new Int32Array(total);
     await nativeDots8Lists(plan.q8, lists.map((l) => l.codes), rows, this.dims, out);
@@ -484,13 +497,20 @@ class PostingVector {
   codes: Int8Array = new Int8Array(0);
   scales: Float32Array = new Float32Array(0);
   length = 0;
+  /** The addon's handle on the four arrays (nativeDots8ListsTop), made again after they are replaced. */
+  private handle: ListHandle | null = null;
 
   constructor(private readonly dims: number) {}
+
+  nativeHandle(): ListHandle {
+    return (this.handle ??= nativeListHandle!(this.codes, this.scales, this.units, this.vectors, this.dims));
+  }
 
   /** Appends unit's vector (data[offset .. offset + dims)); returns its row. */
   push(u: number, data: Float32Array, offset: number): number {
     if (this.length === this.units.length) {
       const rows = Math.max(64, this.length * 2);
+      this.handle = null;
       this.units = withLength(this.units, rows);
       this.vectors = withLength(this.vectors, rows * this.dims);
       this.codes = withLength(this.codes, rows * this.dims);
@@ -504,6 +524,7 @@ class PostingVector {
 
   /** A snapshot's rows; codes and scales are computed when it has none. */
   restore(units: Int32Array, vectors: Float32Array, codes?: Int8Array, scales?: Float32Array) {
+    this.handle = null;
     this.units = units;
     this.vectors = vectors;
     this.length = units.length;
@@ -521,6 +542,7 @@ class PostingVector {
   trim() {
     const size = Math.max(4, Math.ceil(this.length * 1.125));
     if (size >= this.units.length) return;
+    this.handle = null;
     this.units = this.units.slice(0, size);
     this.vectors = this.vectors.slice(0, size * this.dims);
     this.codes = this.codes.slice(0, size * this.dims);
