@@ -214,18 +214,8 @@ export class VectorSet {
       const at = new Int32Array(kk);
       const rowAt = new Int32Array(kk);
       const count = await nativeDots8ListsTop(plan.q8, plan.qd, lists.map((l) => l.nativeHandle()), rows, this.dims, this.present, kk, units, exact, at, rowAt);
-      const { ivf } = plan;
-      const heap = new TopK(k);
-      for (let i = 0; i < count; i++) {
-        const u = units[i];
-        const list = ivf.listOf[u];
-        // Gone from the lists while the thread ran.
-        if (list < 0) continue;
-        // Set again meanwhile (it is in another row now): scored as it is now, as rescored() does.
-        const moved = ivf.lists[list] !== lists[at[i]] || ivf.rowOf[u] !== rowAt[i];
-        heap.push(u, moved ? dot(plan.qd, ivf.lists[list].vectors, ivf.rowOf[u] * this.dims) : exact[i]);
-      }
-      return heap.sorted();
+      // A candidate still in the row the thread scored keeps that score; one set again meanwhile is scored anew.
+      return this.rescored(plan, units, count, k, (i, u) => (plan.ivf.lists[plan.ivf.listOf[u]] === lists[at[i]] && plan.ivf.rowOf[u] === rowAt[i] ? exact[i] : null));
     }
     const out = new Int32Array(total);
     await nativeDots8Lists(plan.q8, lists.map((l) => l.codes), rows, this.dims, out);
@@ -266,8 +256,13 @@ export class VectorSet {
     return { qd, q8, ivf, lists: ivf.probe(qd, this.count < ANN_MIN_VECTORS) };
   }
 
-  /** The k best of the candidates (the first `count` of `units`), scored again from their float vectors. */
-  private rescored(plan: Planned, units: Int32Array, count: number, k: number): { unit: number; score: number }[] {
+  /**
+   * The k best of the candidates (the first `count` of `units`), scored again from their float vectors
+   * (`scored`: candidate i's score when it is known already, else null).
+   */
+  private rescored(
+    plan: Planned, units: Int32Array, count: number, k: number, scored: (i: number, unit: number) => number | null = () => null,
+  ): { unit: number; score: number }[] {
     const { ivf } = plan;
     const heap = new TopK(k);
     for (let i = 0; i < count; i++) {
@@ -275,7 +270,7 @@ export class VectorSet {
       const list = ivf.listOf[u];
       // Gone from the lists while an off-thread scan ran.
       if (list < 0) continue;
-      heap.push(u, dot(plan.qd, ivf.lists[list].vectors, ivf.rowOf[u] * this.dims));
+      heap.push(u, scored(i, u) ?? dot(plan.qd, ivf.lists[list].vectors, ivf.rowOf[u] * this.dims));
     }
     return heap.sorted();
   }
