@@ -1,7 +1,7 @@
 /*
  * The dot products of a query with a run of vectors (dots8: of their int8 codes, for the
- * first pass of a scan), for the vector leg's scans (IVF lists
- * and centroids), which are most of a hybrid search at a million sections; and the weighted sum of word
+ * first pass of a scan; dots8ListsTop: that pass with the choice and rescoring of its candidates, off the
+ * event loop; blockedDots: the IVF centroids), which are most of a hybrid search at a million sections; and the weighted sum of word
  * vectors the default embedder pools a text into (weightedRows). The arithmetic is exactly the
  * JavaScript fallbacks': each product in double precision, summed in order, one sum per vector, no fused
  * multiply-add (-ffp-contract=off), so both give the same scores to the last bit and the same answers.
@@ -104,6 +104,26 @@ static napi_value dots8(napi_env env, napi_callback_info info) {
  * The arrays are held by references until the promise settles; their memory never moves in V8, and the
  * caller reads only rows that existed when it asked, which nothing rewrites.
  */
+/* Queues `execute` on a thread of libuv's pool and makes the promise `complete` settles; false when it could not. */
+static int queue_work(napi_env env, const char *name, napi_async_execute_callback execute, napi_async_complete_callback complete,
+                      void *data, napi_deferred *deferred, napi_async_work *work, napi_value *promise) {
+  napi_value resource;
+  if (napi_create_promise(env, deferred, promise) != napi_ok
+      || napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &resource) != napi_ok
+      || napi_create_async_work(env, NULL, resource, execute, complete, data, work) != napi_ok) return 0;
+  if (napi_queue_async_work(env, *work) == napi_ok) return 1;
+  napi_delete_async_work(env, *work);
+  return 0;
+}
+
+/* Rejects a queued job's promise with `message` (a job cancelled, or one whose thread ran out of memory). */
+static void reject_with(napi_env env, napi_deferred deferred, const char *message) {
+  napi_value msg, err;
+  napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &msg);
+  napi_create_error(env, NULL, msg, &err);
+  napi_reject_deferred(env, deferred, err);
+}
+
 typedef struct {
   napi_async_work work;
   napi_deferred deferred;
@@ -139,12 +159,7 @@ static void lists8_complete(napi_env env, napi_status status, void *data) {
   napi_value undefined;
   napi_get_undefined(env, &undefined);
   if (status == napi_ok) napi_resolve_deferred(env, w->deferred, undefined);
-  else {
-    napi_value msg, err;
-    napi_create_string_utf8(env, "dots8Lists was cancelled", NAPI_AUTO_LENGTH, &msg);
-    napi_create_error(env, NULL, msg, &err);
-    napi_reject_deferred(env, w->deferred, err);
-  }
+  else reject_with(env, w->deferred, "dots8Lists was cancelled");
   napi_delete_async_work(env, w->work);
   lists8_free(env, w);
 }
@@ -196,16 +211,8 @@ static napi_value dots8_lists(napi_env env, napi_callback_info info) {
   ok = ok && total <= ol
     && napi_create_reference(env, argv[0], 1, &w->refs[w->nrefs++]) == napi_ok
     && napi_create_reference(env, argv[4], 1, &w->refs[w->nrefs++]) == napi_ok;
-  napi_value promise, name;
-  if (ok) {
-    ok = napi_create_promise(env, &w->deferred, &promise) == napi_ok
-      && napi_create_string_utf8(env, "quarry.dots8Lists", NAPI_AUTO_LENGTH, &name) == napi_ok
-      && napi_create_async_work(env, NULL, name, lists8_execute, lists8_complete, w, &w->work) == napi_ok;
-    if (ok && napi_queue_async_work(env, w->work) != napi_ok) {
-      napi_delete_async_work(env, w->work);
-      ok = 0;
-    }
-  }
+  napi_value promise;
+  ok = ok && queue_work(env, "quarry.dots8Lists", lists8_execute, lists8_complete, w, &w->deferred, &w->work, &promise);
   if (!ok) {
     lists8_free(env, w);
     napi_throw_type_error(env, NULL, "dots8Lists: every list must hold its rows x dims codes, out the rows of all lists");
@@ -402,10 +409,7 @@ static void lists_top_complete(napi_env env, napi_status status, void *data) {
     napi_create_int32(env, w->top.size, &n);
     napi_resolve_deferred(env, w->deferred, n);
   } else {
-    napi_value msg, err;
-    napi_create_string_utf8(env, w->failed ? "dots8ListsTop: out of memory" : "dots8ListsTop was cancelled", NAPI_AUTO_LENGTH, &msg);
-    napi_create_error(env, NULL, msg, &err);
-    napi_reject_deferred(env, w->deferred, err);
+    reject_with(env, w->deferred, w->failed ? "dots8ListsTop: out of memory" : "dots8ListsTop was cancelled");
   }
   napi_delete_async_work(env, w->work);
   lists_top_free(env, w);
@@ -474,16 +478,8 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
     ok = napi_create_reference(env, argv[held[i]], 1, &w->refs[w->nrefs]) == napi_ok;
     if (ok) w->nrefs++;
   }
-  napi_value promise, name;
-  if (ok) {
-    ok = napi_create_promise(env, &w->deferred, &promise) == napi_ok
-      && napi_create_string_utf8(env, "quarry.dots8ListsTop", NAPI_AUTO_LENGTH, &name) == napi_ok
-      && napi_create_async_work(env, NULL, name, lists_top_execute, lists_top_complete, w, &w->work) == napi_ok;
-    if (ok && napi_queue_async_work(env, w->work) != napi_ok) {
-      napi_delete_async_work(env, w->work);
-      ok = 0;
-    }
-  }
+  napi_value promise;
+  ok = ok && queue_work(env, "quarry.dots8ListsTop", lists_top_execute, lists_top_complete, w, &w->deferred, &w->work, &promise);
   if (!ok) {
     lists_top_free(env, w);
     napi_throw_type_error(env, NULL, "dots8ListsTop: every list must be a listHandle with room for its rows");
