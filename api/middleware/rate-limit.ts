@@ -80,6 +80,11 @@ class Limit {
     }
   }
 
+  /** Returns the point a request took (it was refused by another limit); a failure only costs the point. */
+  giveBack(key: string): void {
+    this.limiter.reward(keyOf(key), 1).catch(() => {});
+  }
+
   /** The 429 for a key known to be over its limit, from memory alone (no count, no Redis); null otherwise. */
   knownBlocked(key: string): AppError | null {
     const until = this.blocked.get(keyOf(key));
@@ -136,17 +141,24 @@ export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
   const onError = o.onError ?? (() => {});
 
   const handler: RequestHandler = async (req, res, next) => {
+    const steps: Array<[Limit, string]> = [];
+    const client = clientOf(req);
+    const uid = o.uidOf(req);
+    if (client !== undefined) steps.push([perClient, client]);
+    if (uid !== undefined) steps.push([perUid, uid]);
+    // Both counted at once: one Redis round trip a search instead of two (~0.25 ms each in bench:capacity's
+    // probe at 1M sections). The counts stay those of counting one after the other: a request refused by the
+    // client limit gives back what it took from the uid's, so a client over its limit never uses up a uid's.
+    const outcomes = await Promise.all(steps.map(([limit, key]) => limit.take(key)));
     const passed: Array<{ limit: Limit; res: RateLimiterRes }> = [];
-    const steps: Array<[Limit, string | undefined]> = [
-      [perClient, clientOf(req)],
-      [perUid, o.uidOf(req)],
-    ];
-    for (const [limit, key] of steps) {
-      if (key === undefined) continue;
-      const outcome = await limit.take(key);
-      if (outcome.kind === 'limited') return next(limit.exceeded(outcome.res));
+    for (const [i, outcome] of outcomes.entries()) {
+      const [limit] = steps[i];
+      if (outcome.kind === 'limited') {
+        for (let j = i + 1; j < steps.length; j++) if (outcomes[j].kind === 'passed') steps[j][0].giveBack(steps[j][1]);
+        return next(limit.exceeded(outcome.res));
+      }
       if (outcome.kind === 'failed') {
-        // Redis is most likely down for both limits; one wait is enough.
+        // Redis is most likely down for both limits: one warning is enough.
         onError(outcome.err);
         break;
       }
