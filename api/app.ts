@@ -264,7 +264,9 @@ function searchSafety({ config, storage, redis, log }: AppDeps) {
     // Longer than any uid (the route's 400 says so): not looked up for CORS, not a rate-limit key.
     return typeof uid === 'string' && uid.length <= 100 ? uid : undefined;
   };
-  const limits = { prefix: `${config.redis.prefix}:rl`, perClient: config.rateLimit.client, perUid: config.rateLimit.uid, uidOf };
+  // Searches and suggestions are counted beside their work (their routes wait for the count before answering).
+  const overlaps = (req: Request) => req.path === '/search' || req.path === '/autocomplete';
+  const limits = { prefix: `${config.redis.prefix}:rl`, perClient: config.rateLimit.client, perUid: config.rateLimit.uid, uidOf, overlaps };
   let lastWarning = 0;
   const onError = (err: unknown) => {
     // Once a minute is enough to tell an operator that limits are off while Redis is away.

@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { allows } from '../../shared/auth/api-keys.js';
 import { clientOf } from '../middleware/client.js';
+import { admission } from '../middleware/rate-limit.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import type { Variant } from '../../shared/storage/ports/configuration-store.js';
 import {
@@ -38,10 +39,10 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
   const r = Router();
   for (const variant of VARIANTS) {
     const base = `/v1/${variant}`;
-    const runSearch = async (req: Request) => {
+    const runSearch = (req: Request) => admitted(req, (refusal) => {
       const p = validate(searchInterfaceSchema, paramsOf(req));
-      return search.search(variant, { uid: p.uid, sessionId: p['session-id'], client: clientOf(req), query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval });
-    };
+      return search.search(variant, { uid: p.uid, sessionId: p['session-id'], client: clientOf(req), query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval }, refusal);
+    });
     r.get(`${base}/search`, async (req, res) => {
       res.json(await runSearch(req));
     });
@@ -49,8 +50,13 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
       res.json(await runSearch(req));
     });
     r.get(`${base}/autocomplete`, async (req, res) => {
-      const p = validate(autocompleteSchema, paramsOf(req));
-      res.json(await usage.autocomplete(variant, p.uid, p.query, p.limit));
+      res.json(await admitted(req, async (refusal) => {
+        const p = validate(autocompleteSchema, paramsOf(req));
+        const suggestions = await usage.autocomplete(variant, p.uid, p.query, p.limit);
+        const refused = await refusal;
+        if (refused) throw refused;
+        return suggestions;
+      }));
     });
     r.post(`${base}/feedback`, async (req, res) => {
       const p = validate(feedbackSchema, paramsOf(req));
@@ -89,6 +95,19 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
     });
   }
   return r;
+}
+
+/**
+ * Runs a route's work beside its rate-limit count (rate-limit.ts, `overlaps`): `work` gets the count's
+ * outcome to wait for before it records or answers; whatever the work ends in, a refusal answers instead.
+ */
+async function admitted<T>(req: Request, work: (refusal: Promise<AppError | null>) => Promise<T>): Promise<T> {
+  const refusal = admission(req);
+  try {
+    return await work(refusal);
+  } catch (err) {
+    throw (await refusal) ?? err;
+  }
 }
 
 /**

@@ -50,6 +50,8 @@ export interface SearchInterfaceResult {
   configuration?: Record<string, unknown>;
 }
 
+const NOT_REFUSED: Promise<AppError | null> = Promise.resolve(null);
+
 export const VARIANT_NAMES: Record<Variant, string> = { tool: 'API Tool', ui: 'API UI' };
 
 export { TARGET_SEPARATOR };
@@ -106,7 +108,11 @@ export class SearchInterfaceService {
     return c;
   }
 
-  async search(variant: Variant, req: SearchInterfaceRequest): Promise<{ results: SearchInterfaceResult[] }> {
+  /**
+   * `refusal`: the request's rate-limit count, run beside the search (api/middleware/rate-limit.ts); a refused
+   * search records nothing and throws the refusal.
+   */
+  async search(variant: Variant, req: SearchInterfaceRequest, refusal: Promise<AppError | null> = NOT_REFUSED): Promise<{ results: SearchInterfaceResult[] }> {
     const configuration = await this.configuration(variant, req.uid);
     const normalized = normalizeQuery(req.query);
     const session = sessionHash(this.secret, req.sessionId);
@@ -148,6 +154,8 @@ export class SearchInterfaceService {
         }];
       }),
     ];
+    const refused = await refusal;
+    if (refused) throw refused;
     if (!req.preview) {
       this.recorder.search({
         id: eventId, at: Date.now(), configurationUid: configuration.uid, variant, session, client: clientHash(this.secret, req.client), device: req.device,

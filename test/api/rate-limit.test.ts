@@ -5,7 +5,7 @@ import express, { type Request, type RequestHandler } from 'express';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { errorHandler } from '../../api/middleware/error-handler.js';
-import { searchRateLimit, type RateLimitOptions } from '../../api/middleware/rate-limit.js';
+import { admission, searchRateLimit, type RateLimitOptions } from '../../api/middleware/rate-limit.js';
 import { deleteKeys } from '../helpers/test-service.js';
 
 const prefix = `qtest-${randomUUID().slice(0, 8)}`;
@@ -23,13 +23,23 @@ function options(perClient: number, perUid: number, extra: Partial<RateLimitOpti
   };
 }
 
-/** A stand-in for one API process: the middleware in front of a search route, on a real socket. */
+/** What the stand-in route did: requests it started work for, and those it answered after their count. */
+const work = { started: 0, answered: 0 };
+
+/**
+ * A stand-in for one API process: the middleware in front of a search route, on a real socket. The route
+ * waits for the request's count when it runs beside the work (overlaps), as the search interface's do.
+ */
 async function serve(limit: RequestHandler) {
   const app = express();
   app.set('trust proxy', 'loopback'); // lets a test speak for several client addresses through X-Forwarded-For
   app.use(express.json());
   app.use(limit);
-  app.all('/v1/ui/search', (_req, res) => {
+  app.all('/v1/ui/search', async (req, res, next) => {
+    work.started++;
+    const refused = await admission(req);
+    if (refused) return next(refused);
+    work.answered++;
     res.json({ ok: true });
   });
   app.use(errorHandler);
@@ -185,6 +195,26 @@ describe('searchRateLimit', () => {
     const res = await call('10.0.6.2', 'cfg');
     expect(res.status).toBe(200);
     expect(String(errors[0])).toContain('did not answer');
+  });
+
+  it('counts beside the work when asked (overlaps): the same 429s, nothing answered for a refused request, a known key refused before any work', async () => {
+    const call = await serve(searchRateLimit(options(2, 1000, { overlaps: () => true })));
+    const before = { ...work };
+    for (let i = 0; i < 2; i++) {
+      const ok = await call('10.0.3.1', 'cfg');
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('ratelimit-limit')).toBe('2');
+    }
+    const refused = await call('10.0.3.1', 'cfg');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.body.message).toMatch(/^Rate limit per client address exceeded/);
+    // The third request's work started beside its count and was not answered; the fourth never reached the route.
+    expect(work.started - before.started).toBe(3);
+    expect(work.answered - before.answered).toBe(2);
+    expect((await call('10.0.3.1', 'cfg')).status).toBe(429);
+    expect(work.started - before.started).toBe(3);
+    expect((await call('10.0.3.2', 'cfg')).status).toBe(200);
   });
 });
 

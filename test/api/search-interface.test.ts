@@ -399,6 +399,10 @@ describe('rate limits through the real app', () => {
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(await limited.json()).toMatchObject({ code: 429, message: expect.stringContaining('per client address') });
       expect((await get(true)).status).toBe(200);
+      // The refused search ran beside its count (rate-limit.ts, overlaps) but recorded nothing.
+      await small.flushEvents();
+      const insights = (await small.call('GET', `/v1/admin/configurations/${uid}/insights?from=2000-01-01&to=2100-01-01`)).body;
+      expect(insights.searches).toBe(3);
     } finally {
       await small.close();
     }
