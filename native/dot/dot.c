@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <math.h>
+#include <stdint.h>
 #include <node_api.h>
 
 static int typed(napi_env env, napi_value v, napi_typedarray_type want, void **data, size_t *length) {
@@ -277,11 +278,14 @@ static void top_push(Top *t, int32_t unit, double score, int32_t list, int32_t r
 
 /*
  * listHandle(codes: Int8Array, scales: Float32Array, units: Int32Array, vectors: Float32Array, dims): one IVF
- * list's arrays for dots8ListsTop, read once: a query then hands over one value per probed list instead of
- * four typed arrays (each N-API call costs ~0.1 us of the event loop, and a query at a million sections
- * probes ~250 lists). The handle holds its arrays (their memory never moves in V8) until it is collected;
- * VectorSet makes a new one when a list's arrays are replaced (grown, trimmed, restored).
+ * list's arrays for dots8ListsTop, read once: a query then hands over one id per probed list (listHandleId, all
+ * of them in one Int32Array) instead of four typed arrays (each N-API call costs ~0.1 us of the event loop,
+ * and a query at a million sections probes ~250 lists). The handle holds its arrays (their memory never moves
+ * in V8) until it is collected and no scan uses it; VectorSet makes a new one when a list's arrays are
+ * replaced (grown, trimmed, restored).
  */
+typedef struct Registry Registry;
+
 typedef struct {
   const int8_t *codes;
   const float *scales;
@@ -289,13 +293,79 @@ typedef struct {
   const float *vectors;
   size_t rows; /* rows all four arrays have room for */
   napi_ref refs[4];
+  Registry *registry;
+  int32_t id;
+  int32_t busy; /* off-thread scans using it: it outlives its handle's collection until they end */
+  int collected;
 } ListHandle;
+
+/*
+ * The handles of one environment by id (listHandleId): dots8ListsTop takes an Int32Array of ids, one typed
+ * array instead of a value per probed list (reading ~250 handles off a JavaScript array took ~0.19 ms of the
+ * event loop a query at a million sections). Only this environment's thread touches it. Never freed: a
+ * handle collected while the environment is torn down may still look its slot up.
+ */
+struct Registry {
+  ListHandle **slots;
+  int32_t length, capacity;
+  int32_t *spare; /* ids free again */
+  int32_t spares, spareCapacity;
+};
+
+static Registry *registry_of(napi_env env) {
+  Registry *r = NULL;
+  if (napi_get_instance_data(env, (void **)&r) == napi_ok && r) return r;
+  r = calloc(1, sizeof(Registry));
+  if (r && napi_set_instance_data(env, r, NULL, NULL) != napi_ok) {
+    free(r);
+    r = NULL;
+  }
+  return r;
+}
+
+/* A slot for h (its id set); 0 when out of memory. */
+static int registry_add(Registry *r, ListHandle *h) {
+  if (r->spares > 0) {
+    h->id = r->spare[--r->spares];
+  } else {
+    if (r->length == r->capacity) {
+      int32_t capacity = r->capacity ? 2 * r->capacity : 1024;
+      ListHandle **slots = realloc(r->slots, (size_t)capacity * sizeof(ListHandle *));
+      if (!slots) return 0;
+      r->slots = slots;
+      r->capacity = capacity;
+    }
+    h->id = r->length++;
+  }
+  r->slots[h->id] = h;
+  h->registry = r;
+  return 1;
+}
+
+/* Lets go of h once it is collected and no scan uses it: its arrays, its slot (the id is handed out again). */
+static void list_handle_release(napi_env env, ListHandle *h) {
+  if (!h->collected || h->busy > 0) return;
+  Registry *r = h->registry;
+  for (int i = 0; i < 4; i++) napi_delete_reference(env, h->refs[i]);
+  r->slots[h->id] = NULL;
+  if (r->spares == r->spareCapacity) {
+    int32_t capacity = r->spareCapacity ? 2 * r->spareCapacity : 1024;
+    int32_t *spare = realloc(r->spare, (size_t)capacity * sizeof(int32_t));
+    /* Without room the id is simply never handed out again. */
+    if (spare) {
+      r->spare = spare;
+      r->spareCapacity = capacity;
+    }
+  }
+  if (r->spares < r->spareCapacity) r->spare[r->spares++] = h->id;
+  free(h);
+}
 
 static void list_handle_free(napi_env env, void *data, void *hint) {
   (void)hint;
   ListHandle *h = data;
-  for (int i = 0; i < 4; i++) napi_delete_reference(env, h->refs[i]);
-  free(h);
+  h->collected = 1;
+  list_handle_release(env, h);
 }
 
 static napi_value list_handle(napi_env env, napi_callback_info info) {
@@ -323,27 +393,50 @@ static napi_value list_handle(napi_env env, napi_callback_info info) {
   if (ul < rows) rows = ul;
   if (vl / (size_t)dims < rows) rows = vl / (size_t)dims;
   h->rows = rows;
+  Registry *registry = registry_of(env);
   int made = 0;
   for (; made < 4; made++) if (napi_create_reference(env, argv[made], 1, &h->refs[made]) != napi_ok) break;
   napi_value external;
-  if (made < 4 || napi_create_external(env, h, list_handle_free, NULL, &external) != napi_ok) {
+  if (made < 4 || !registry || !registry_add(registry, h)) {
     for (int i = 0; i < made; i++) napi_delete_reference(env, h->refs[i]);
     free(h);
+    napi_throw_error(env, NULL, "listHandle: could not hold the arrays");
+    return NULL;
+  }
+  if (napi_create_external(env, h, list_handle_free, NULL, &external) != napi_ok) {
+    h->collected = 1;
+    list_handle_release(env, h);
     napi_throw_error(env, NULL, "listHandle: could not hold the arrays");
     return NULL;
   }
   return external;
 }
 
+/* listHandleId(handle): the id dots8ListsTop takes for a listHandle, valid while the handle is reachable. */
+static napi_value list_handle_id(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], out;
+  void *h = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1
+      || napi_get_value_external(env, argv[0], &h) != napi_ok || h == NULL) {
+    napi_throw_type_error(env, NULL, "listHandleId(handle): a listHandle");
+    return NULL;
+  }
+  napi_create_int32(env, ((ListHandle *)h)->id, &out);
+  return out;
+}
+
 /*
- * dots8ListsTop(q8: Int8Array, qd: Float64Array, lists: listHandle[], rows: Int32Array, dims, present: Uint8Array,
- * k, outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array): Promise<number>.
+ * dots8ListsTop(q8: Int8Array, qd: Float64Array, lists: Int32Array (listHandleId of each list), rows: Int32Array, dims,
+ * present: Uint8Array, k, outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array):
+ * Promise<number>.
  * dots8Lists, the choice of candidates (VectorSet.takeCodes) and their exact scores in one go on a thread of
  * libuv's pool: the event loop gets k candidates back, each with its float score (qd . its row's vector, in
  * order and unfused as vector-set.ts's dot), its list (an index into `lists`) and row, instead of every row's
  * product to go through (at a million sections ~32,000 rows a query, half a millisecond of the event loop).
  * Resolves with how many candidates there are (heap order). A unit marked -1 or absent meanwhile may still be
- * chosen: the caller checks each candidate is still at that row.
+ * chosen: the caller checks each candidate is still at that row. Each list's handle is held (busy) until the
+ * scan ends, so one collected meanwhile keeps its arrays until then.
  */
 typedef struct {
   napi_async_work work;
@@ -359,6 +452,7 @@ typedef struct {
   size_t presentLength;
   Top top;
   int failed;
+  int32_t taken; /* lists marked busy */
 } ListsTop;
 
 static void lists_top_execute(napi_env env, void *data) {
@@ -397,6 +491,11 @@ static void lists_top_execute(napi_env env, void *data) {
 
 static void lists_top_free(napi_env env, ListsTop *w) {
   for (int32_t i = 0; i < w->nrefs; i++) napi_delete_reference(env, w->refs[i]);
+  for (int32_t i = 0; i < w->taken; i++) {
+    ListHandle *h = (ListHandle *)w->lists[i];
+    h->busy--;
+    list_handle_release(env, h);
+  }
   free(w->lists);
   free(w->rows);
   free(w);
@@ -420,18 +519,17 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
   napi_value argv[11];
   const int8_t *q8;
   const double *qd;
-  const int32_t *rows;
+  const int32_t *rows, *ids;
   const uint8_t *present;
   int32_t *out_units, *out_lists, *out_rows;
   double *out_scores;
-  size_t q8l, qdl, rl, pl, oul, osl, oll, orl;
+  size_t q8l, qdl, il, rl, pl, oul, osl, oll, orl;
   int32_t dims, k;
-  uint32_t count = 0;
-  bool is_array = false;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 11
+  Registry *registry = registry_of(env);
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 11 || !registry
       || !typed(env, argv[0], napi_int8_array, (void **)&q8, &q8l)
       || !typed(env, argv[1], napi_float64_array, (void **)&qd, &qdl)
-      || napi_is_array(env, argv[2], &is_array) != napi_ok || !is_array || napi_get_array_length(env, argv[2], &count) != napi_ok
+      || !typed(env, argv[2], napi_int32_array, (void **)&ids, &il)
       || !typed(env, argv[3], napi_int32_array, (void **)&rows, &rl)
       || napi_get_value_int32(env, argv[4], &dims) != napi_ok
       || !typed(env, argv[5], napi_uint8_array, (void **)&present, &pl)
@@ -440,9 +538,9 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
       || !typed(env, argv[8], napi_float64_array, (void **)&out_scores, &osl)
       || !typed(env, argv[9], napi_int32_array, (void **)&out_lists, &oll)
       || !typed(env, argv[10], napi_int32_array, (void **)&out_rows, &orl)
-      || dims <= 0 || k <= 0 || q8l < (size_t)dims || qdl < (size_t)dims || rl < count
+      || dims <= 0 || k <= 0 || q8l < (size_t)dims || qdl < (size_t)dims || rl < il || il > INT32_MAX
       || oul < (size_t)k || osl < (size_t)k || oll < (size_t)k || orl < (size_t)k) {
-    napi_throw_type_error(env, NULL, "dots8ListsTop(q8: Int8Array, qd: Float64Array, lists: listHandle[], rows: Int32Array, dims, present: Uint8Array, k, outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array)");
+    napi_throw_type_error(env, NULL, "dots8ListsTop(q8: Int8Array, qd: Float64Array, lists: Int32Array of listHandleId, rows: Int32Array, dims, present: Uint8Array, k, outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array)");
     return NULL;
   }
   ListsTop *w = calloc(1, sizeof(ListsTop));
@@ -450,6 +548,7 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
     napi_throw_error(env, NULL, "dots8ListsTop: out of memory");
     return NULL;
   }
+  const uint32_t count = (uint32_t)il;
   const size_t slots = count ? count : 1;
   w->lists = calloc(slots, sizeof(ListHandle *));
   w->rows = calloc(slots, sizeof(int32_t));
@@ -462,17 +561,18 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
   w->top = (Top){ .units = out_units, .scores = out_scores, .lists = out_lists, .rows = out_rows, .k = k, .size = 0 };
   int ok = w->lists && w->rows;
   for (uint32_t i = 0; ok && i < count; i++) {
-    napi_value v;
-    void *h = NULL;
-    ok = napi_get_element(env, argv[2], i, &v) == napi_ok && napi_get_value_external(env, v, &h) == napi_ok && h != NULL
-      && rows[i] >= 0 && (size_t)rows[i] <= ((ListHandle *)h)->rows;
+    const int32_t id = ids[i];
+    ListHandle *h = id >= 0 && id < registry->length ? registry->slots[id] : NULL;
+    ok = h != NULL && !h->collected && rows[i] >= 0 && (size_t)rows[i] <= h->rows;
     if (ok) {
+      h->busy++;
+      w->taken++;
       w->lists[i] = h;
       w->rows[i] = rows[i];
       if (rows[i] > w->maxRows) w->maxRows = rows[i];
     }
   }
-  /* The container holds the handles, which hold their arrays: one reference keeps all of them alive. */
+  /* The handles are held by being busy (above); these references keep the query and output arrays. */
   const int held[8] = {0, 1, 2, 5, 7, 8, 9, 10};
   for (int i = 0; ok && i < 8; i++) {
     ok = napi_create_reference(env, argv[held[i]], 1, &w->refs[w->nrefs]) == napi_ok;
@@ -482,7 +582,7 @@ static napi_value dots8_lists_top(napi_env env, napi_callback_info info) {
   ok = ok && queue_work(env, "quarry.dots8ListsTop", lists_top_execute, lists_top_complete, w, &w->deferred, &w->work, &promise);
   if (!ok) {
     lists_top_free(env, w);
-    napi_throw_type_error(env, NULL, "dots8ListsTop: every list must be a listHandle with room for its rows");
+    napi_throw_type_error(env, NULL, "dots8ListsTop: every list must be the id of a live listHandle with room for its rows");
     return NULL;
   }
   return promise;
@@ -590,6 +690,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "dots8Lists", fn);
   napi_create_function(env, "listHandle", NAPI_AUTO_LENGTH, list_handle, NULL, &fn);
   napi_set_named_property(env, exports, "listHandle", fn);
+  napi_create_function(env, "listHandleId", NAPI_AUTO_LENGTH, list_handle_id, NULL, &fn);
+  napi_set_named_property(env, exports, "listHandleId", fn);
   napi_create_function(env, "dots8ListsTop", NAPI_AUTO_LENGTH, dots8_lists_top, NULL, &fn);
   napi_set_named_property(env, exports, "dots8ListsTop", fn);
   napi_create_function(env, "blockedDots", NAPI_AUTO_LENGTH, blocked_dots, NULL, &fn);

@@ -1,7 +1,9 @@
 // The native addon (native/dot) and its JavaScript fallbacks agree to the last bit: the vector leg's dot products and the default embedder's pooling.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
-  BLOCK, blockedCopy, dots8InJs, dotsInJs, nativeBlockedDots, nativeDots, nativeDots8, nativeDots8Lists, nativeDots8ListsTop, nativeListHandle,
+  BLOCK, blockedCopy, dots8InJs, dotsInJs, nativeBlockedDots, nativeDots, nativeDots8, nativeDots8Lists, nativeDots8ListsTop, nativeListHandle, nativeListHandleId,
 } from '../../shared/search/vectors/dots.js';
 import { nativeWeightedRows, weightedRowsInJs } from '../../shared/llm/adapters/glove-pool.js';
 import { prng } from '../helpers/prng.js';
@@ -49,20 +51,64 @@ describe('dot products', () => {
       return one[0];
     };
     const handles = counts.map((_, i) => nativeListHandle!(codes[i], scales[i], units[i], vectors[i], dims));
+    const ids = Int32Array.from(handles, (h) => nativeListHandleId!(h));
     for (const k of [1, 7, 150, all.length + 10]) {
       const expected = all.slice().sort((a, b) => b.approx - a.approx || a.unit - b.unit).slice(0, k)
         .map(({ unit, list, row }) => ({ unit, list, row, score: exactOf(list, row) })).sort((a, b) => a.unit - b.unit);
       const out = [new Int32Array(k).fill(-9), new Float64Array(k), new Int32Array(k), new Int32Array(k)] as const;
-      const n = await nativeDots8ListsTop!(q, qd, handles, Int32Array.from(counts), dims, present, k, ...out);
+      const n = await nativeDots8ListsTop!(q, qd, ids, Int32Array.from(counts), dims, present, k, ...out);
       const got = Array.from({ length: n }, (_, i) => ({ unit: out[0][i], list: out[2][i], row: out[3][i], score: out[1][i] })).sort((a, b) => a.unit - b.unit);
       expect(got).toEqual(expected);
     }
-    // More rows than a list holds, a list that is not a handle, or no room for k: refused before anything runs.
+    // More rows than a list holds, an id no live handle has, lists not given as ids, or no room for k: refused before anything runs.
     const out = [new Int32Array(5), new Float64Array(5), new Int32Array(5), new Int32Array(5)] as const;
-    expect(() => nativeDots8ListsTop!(q, qd, handles, Int32Array.from([41, 0, 300, 1, 77]), dims, present, 5, ...out)).toThrow(TypeError);
-    expect(() => nativeDots8ListsTop!(q, qd, [codes[0], ...handles.slice(1)], Int32Array.from(counts), dims, present, 5, ...out)).toThrow(TypeError);
-    expect(() => nativeDots8ListsTop!(q, qd, handles, Int32Array.from(counts), dims, present, 6, ...out)).toThrow(TypeError);
+    expect(() => nativeDots8ListsTop!(q, qd, ids, Int32Array.from([41, 0, 300, 1, 77]), dims, present, 5, ...out)).toThrow(TypeError);
+    for (const bad of [-1, 2 ** 30]) {
+      expect(() => nativeDots8ListsTop!(q, qd, Int32Array.from([bad, ...ids.slice(1)]), Int32Array.from(counts), dims, present, 5, ...out)).toThrow(TypeError);
+    }
+    expect(() => nativeDots8ListsTop!(q, qd, handles as unknown as Int32Array, Int32Array.from(counts), dims, present, 5, ...out)).toThrow(TypeError);
+    expect(() => nativeDots8ListsTop!(q, qd, ids, Int32Array.from(counts), dims, present, 6, ...out)).toThrow(TypeError);
+    // Each handle has its own id.
+    expect(new Set(ids).size).toBe(ids.length);
     expect(() => nativeListHandle!(codes[0], scales[0], units[0] as unknown as Int32Array, new Float64Array(3) as unknown as Float32Array, dims)).toThrow(TypeError);
+  });
+
+  it('a handle collected while a scan uses it keeps its arrays until the scan ends; its id is handed out again after', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const dims = 8;
+    const rows = 2000;
+    const make = () => {
+      const codes = Int8Array.from({ length: rows * dims }, (_, i) => (i % 7) - 3);
+      const scales = new Float32Array(rows).fill(1);
+      const units = Int32Array.from({ length: rows }, (_, j) => j);
+      const vectors = Float32Array.from({ length: rows * dims }, (_, i) => (i % 5) / 5);
+      return nativeListHandle!(codes, scales, units, vectors, dims);
+    };
+    const q = Int8Array.from({ length: dims }, (_, i) => i - 4);
+    const qd = Float64Array.from({ length: dims }, (_, i) => (i - 4) / 4);
+    const present = new Uint8Array(rows).fill(1);
+    const scan = (id: number) => {
+      const out = [new Int32Array(10), new Float64Array(10), new Int32Array(10), new Int32Array(10)] as const;
+      return nativeDots8ListsTop!(q, qd, Int32Array.of(id), Int32Array.of(rows), dims, present, 10, ...out).then((n) => [n, Array.from(out[1])]);
+    };
+    const kept = make();
+    const expected = await scan(nativeListHandleId!(kept));
+    let dropped: object | null = make();
+    const id = nativeListHandleId!(dropped);
+    const pending = scan(id);
+    dropped = null;
+    gc();
+    await new Promise((r) => setImmediate(r));
+    expect(await pending).toEqual(expected);
+    // Collected now that no scan uses it: its id is refused, then another handle gets it.
+    for (let i = 0; i < 5; i++) {
+      gc();
+      await new Promise((r) => setImmediate(r));
+    }
+    await expect(async () => scan(id)).rejects.toThrow(TypeError);
+    const fresh = Array.from({ length: 4 }, make);
+    expect(fresh.map((h) => nativeListHandleId!(h))).toContain(id);
   });
 
   it('blocked centroids: the same scores as dots over the row-major vectors, bit for bit, whatever the count', () => {

@@ -65,14 +65,18 @@ export type ListHandle = object;
 /** A handle on a list's arrays (int8 codes, scales, units, float vectors) for dots8ListsTop; the handle keeps them alive. */
 export type MakeListHandle = (codes: Int8Array, scales: Float32Array, units: Int32Array, vectors: Float32Array, dims: number) => ListHandle;
 
+/** The number dots8ListsTop names a handle by, valid while the handle is reachable (ids of collected handles are reused). */
+export type ListHandleId = (handle: ListHandle) => number;
+
 /**
  * dots8Lists, the choice of a scan's candidates and their exact scores in one call off the event loop: the `k`
  * best rows by code product times the row's scale (units not -1 and present), each with its float score (qd .
- * its vector, as vector-set.ts's dot computes it), its list (an index into `lists`) and its row, in heap order;
+ * its vector, as vector-set.ts's dot computes it), its list (an index into `lists`, the lists' ListHandleIds)
+ * and its row, in heap order;
  * the promise settles with how many there are. VectorSet.takeCodes chooses the same k (see its TopK).
  */
 export type Dots8ListsTop = (
-  q8: Int8Array, qd: Float64Array, lists: ListHandle[], rows: Int32Array, dims: number, present: Uint8Array, k: number,
+  q8: Int8Array, qd: Float64Array, lists: Int32Array, rows: Int32Array, dims: number, present: Uint8Array, k: number,
   outUnits: Int32Array, outScores: Float64Array, outLists: Int32Array, outRows: Int32Array,
 ) => Promise<number>;
 
@@ -96,7 +100,7 @@ export function blockedCopy(data: Float32Array, dims: number, count: number): Fl
   return out;
 }
 
-const addon = loadAddon<{ dots: Dots; dots8?: Dots8; dots8Lists?: Dots8Lists; dots8ListsTop?: Dots8ListsTop; listHandle?: MakeListHandle; blockedDots?: BlockedDots }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
+const addon = loadAddon<{ dots: Dots; dots8?: Dots8; dots8Lists?: Dots8Lists; dots8ListsTop?: Dots8ListsTop; listHandle?: MakeListHandle; listHandleId?: ListHandleId; blockedDots?: BlockedDots }>(join('native', 'dot', 'build', 'Release', 'quarry_dot.node'));
 
 /** The addon's dot products (C, several times faster on the vector leg's scans), or null when it was not built. */
 export const nativeDots: Dots | null = addon?.dots ?? null;
@@ -107,10 +111,11 @@ export const nativeDots8: Dots8 | null = addon?.dots8 ?? null;
 export const nativeDots8Lists: Dots8Lists | null = addon?.dots8Lists ?? null;
 
 /** The addon's scan with its choice and scoring of candidates off the event loop, or null (then dots8Lists and takeCodes). */
-export const nativeDots8ListsTop: Dots8ListsTop | null = (addon?.listHandle && addon?.dots8ListsTop) ?? null;
+export const nativeDots8ListsTop: Dots8ListsTop | null = (addon?.listHandle && addon?.listHandleId && addon?.dots8ListsTop) ?? null;
 
 /** The addon's handles on lists for nativeDots8ListsTop (null exactly when it is). */
-export const nativeListHandle: MakeListHandle | null = (addon?.dots8ListsTop && addon?.listHandle) ?? null;
+export const nativeListHandle: MakeListHandle | null = (addon?.dots8ListsTop && addon?.listHandleId && addon?.listHandle) ?? null;
+export const nativeListHandleId: ListHandleId | null = (addon?.dots8ListsTop && addon?.listHandle && addon?.listHandleId) ?? null;
 
 /** The addon's products over a blocked copy (the IVF probe), or null: then dots over the row-major vectors. */
 export const nativeBlockedDots: BlockedDots | null = addon?.blockedDots ?? null;

@@ -1,4 +1,4 @@
-import { blockedCopy, dots, dots8, nativeBlockedDots, nativeDots8Lists, nativeDots8ListsTop, nativeListHandle, type ListHandle } from './dots.js';
+import { blockedCopy, dots, dots8, nativeBlockedDots, nativeDots8Lists, nativeDots8ListsTop, nativeListHandle, nativeListHandleId, type ListHandle } from './dots.js';
 import { sortInSteps } from './sort-in-steps.js';
 import { topUnits } from '../rank/top-units.js';
 import type { SnapshotReader, SnapshotWriter } from '../snapshot/snapshot-codec.js';
@@ -213,7 +213,8 @@ export class VectorSet {
       const exact = new Float64Array(kk);
       const at = new Int32Array(kk);
       const rowAt = new Int32Array(kk);
-      const count = await nativeDots8ListsTop(plan.q8, plan.qd, lists.map((l) => l.nativeHandle()), rows, this.dims, this.present, kk, units, exact, at, rowAt);
+      const ids = Int32Array.from(lists, (l) => l.nativeId());
+      const count = await nativeDots8ListsTop(plan.q8, plan.qd, ids, rows, this.dims, this.present, kk, units, exact, at, rowAt);
       // A candidate still in the row the thread scored keeps that score; one set again meanwhile is scored anew.
       return this.rescored(plan, units, count, k, (i, u) => (plan.ivf.lists[plan.ivf.listOf[u]] === lists[at[i]] && plan.ivf.rowOf[u] === rowAt[i] ? exact[i] : null));
     }
@@ -492,13 +493,21 @@ class PostingVector {
   codes: Int8Array = new Int8Array(0);
   scales: Float32Array = new Float32Array(0);
   length = 0;
-  /** The addon's handle on the four arrays (nativeDots8ListsTop), made again after they are replaced. */
+  /**
+   * The addon's handle on the four arrays (nativeDots8ListsTop), made again after they are replaced, and its id
+   * (what a scan hands over; valid while this holds the handle).
+   */
   private handle: ListHandle | null = null;
+  private handleId = -1;
 
   constructor(private readonly dims: number) {}
 
-  nativeHandle(): ListHandle {
-    return (this.handle ??= nativeListHandle!(this.codes, this.scales, this.units, this.vectors, this.dims));
+  nativeId(): number {
+    if (this.handle === null) {
+      this.handle = nativeListHandle!(this.codes, this.scales, this.units, this.vectors, this.dims);
+      this.handleId = nativeListHandleId!(this.handle);
+    }
+    return this.handleId;
   }
 
   /** Appends unit's vector (data[offset .. offset + dims)); returns its row. */
