@@ -50,12 +50,9 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
       res.json(await runSearch(req));
     });
     r.get(`${base}/autocomplete`, async (req, res) => {
-      res.json(await admitted(req, async (refusal) => {
+      res.json(await admitted(req, () => {
         const p = validate(autocompleteSchema, paramsOf(req));
-        const suggestions = await usage.autocomplete(variant, p.uid, p.query, p.limit);
-        const refused = await refusal;
-        if (refused) throw refused;
-        return suggestions;
+        return usage.autocomplete(variant, p.uid, p.query, p.limit);
       }));
     });
     r.post(`${base}/feedback`, async (req, res) => {
@@ -98,16 +95,21 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
 }
 
 /**
- * Runs a route's work beside its rate-limit count (rate-limit.ts, `overlaps`): `work` gets the count's
- * outcome to wait for before it records or answers; whatever the work ends in, a refusal answers instead.
+ * Runs a route's work beside its rate-limit count (rate-limit.ts, `overlaps`) and answers once the count is
+ * in: whatever the work ends in, a refusal answers instead. `work` gets the count to wait for before it
+ * records anything.
  */
 async function admitted<T>(req: Request, work: (refusal: Promise<AppError | null>) => Promise<T>): Promise<T> {
   const refusal = admission(req);
+  let result: T;
   try {
-    return await work(refusal);
+    result = await work(refusal);
   } catch (err) {
     throw (await refusal) ?? err;
   }
+  const refused = await refusal;
+  if (refused) throw refused;
+  return result;
 }
 
 /**

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <math.h>
-#include <stdint.h>
 #include <node_api.h>
 
 static int typed(napi_env env, napi_value v, napi_typedarray_type want, void **data, size_t *length) {

@@ -1,8 +1,8 @@
 /**
  * From this many candidates on, when k is a sizeable part of them, the k-th best score is found by
  * selection instead of a heap. The IVF probe picks ~256 of ~7,800 lists at a million sections: the heap
- * took 110 µs a query on random scores and 450 µs on scores rising with the list number (lists of one
- * coarse cluster are neighbours, so the probe's are), ~0.6 ms per search in a 1M profile.
+ * took 90 µs a query on random scores and 480 µs on scores rising with the list number (lists of one
+ * coarse cluster are neighbours, so the probe's are), selection 16-27 µs; ~0.08 ms of a 1M search timed in the API.
  */
 const SELECT_MIN_UNITS = 2048;
 const SELECT_MIN_K = 32;
