@@ -188,11 +188,9 @@ describe('DisMax over BM25', () => {
         expect(top.every((u) => u % 100 === 0)).toBe(true);
         return steps;
       };
-      const small = spent(20_000);
-      const large = spent(200_000);
-      // The rare term's list grows 10x (its postings are walked); the common one's (20,000 -> 200,000) is only probed.
-      expect(large).toBeLessThan(small * 12);
-      expect(large).toBeLessThan(20_000);
+      // The work follows the rare term's list (n / 100 postings: seeded, then walked where not seeded whole);
+      // the common one's (n postings) is only probed. At 20,000 the rare list is seeded whole and nothing is left to walk.
+      for (const n of [20_000, 200_000]) expect(spent(n)).toBeLessThan(2 * (n / 100) + 64);
     });
   });
 });

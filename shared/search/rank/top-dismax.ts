@@ -10,7 +10,7 @@ import { seek } from './seek.js';
  * Ding & Suel 2011 for the block bounds, in the windowed form of Lucene's MaxScoreBulkScorer):
  *
  * - Seeds: the units of the shortest list are scored first (seed), so the k-th best starts near its
- *   final value.
+ *   final value. A list the seeds took whole then leaves the walk: it holds no other unit.
  * - Lists whose bounds together stay below the k-th best are left out of the windows (their bound is the
  *   list's). The others cut the units into windows (at most ACC units) that end where the first of their
  *   current blocks ends, so each has one block there, whose best posting (highest frequency at shortest
@@ -58,7 +58,7 @@ export function topDisMax(
       lists.push({
         units: list.units, freqs: list.freqs, length: list.length, blocks: (list.length + BLOCK - 1) >> BLOCK_SHIFT,
         blockMaxFreq: bounds.maxFreq, blockMinLength: bounds.minLength, lengths, norms: table,
-        weight, avgdl, term: j, index: lists.length, pos: 0, next: 0, blk: 0, bound: 0, boundFreq: 0, boundLength: 0, needed: 0,
+        weight, avgdl, term: j, index: lists.length, pos: 0, next: 0, blk: 0, bound: 0, boundFreq: 0, boundLength: 0, needed: 0, seeded: false,
         maxFreq: list.maxFreq, minLength: list.minLength, global: bm25(weight, list.maxFreq, list.minLength, k1, b, avgdl),
       });
     });
@@ -90,9 +90,14 @@ export function topDisMax(
   // k-th best (`global` of them) neither end windows nor have their blocks read, their bound is the
   // list's. Lists of common words have many short blocks whose bounds are all near the list's own; ending
   // a window at each was most of the work.
+  const seeds = seed(lists, termStart, scores, o.bm25, tie, heap, live, allow);
+  // A list the seeds took whole holds no unit the walk meets (seeds are skipped): it adds nothing to any
+  // candidate, so it is left out, bound 0. A rare word's title list, say, whose bound would otherwise
+  // make every posting of its body list a candidate to be looked up there.
+  for (const c of lists) if (c.seeded) retire(c);
+  if (o.budget) o.budget.spend(seeds.length);
   const byGlobal = lists.slice().sort((x, y) => x.global - y.global);
   let global = 0;
-  const seeds = seed(lists, termStart, scores, o.bm25, tie, heap, live, allow);
   // The next seed at or after the current candidate: seeds are in the heap already.
   let nextSeed = 0;
   // The current window's split: byBound[0 .. nonEssential) are non-essential; sources[0 .. sourceCount) the others.
@@ -102,7 +107,7 @@ export function topDisMax(
   const evaluate = (u: number): void => {
     // A filter's verdict is one read: before any look-up.
     if ((live && !live.isAlive(u)) || (allow && !allow(u))) return;
-    scores.fill(0);
+    zero(scores);
     for (let e = 0; e < sourceCount; e++) {
       const c = sources[e];
       c.pos = seek(c.units, c.length, c.pos, u);
@@ -190,8 +195,8 @@ export function topDisMax(
       while (at > 0 && byBound[at - 1].bound > c.bound) byBound[at] = byBound[--at];
       byBound[at] = c;
     }
-    termMax.fill(0);
-    termSum.fill(0);
+    zero(termMax);
+    zero(termSum);
     let bounded = 0;
     let cut = 0;
     for (; cut < n; cut++) {
@@ -221,7 +226,7 @@ export function topDisMax(
       while (at > 0 && sources[at - 1].length > c.length) sources[at] = sources[--at];
       sources[at] = c;
     }
-    excluded.fill(0);
+    zero(excluded);
     const accumulate = count >= ACC_SOURCES;
     for (let e = 0; e < count; e++) {
       const c = sources[e];
@@ -413,6 +418,7 @@ function seed(
   for (const c of lists.slice().sort((x, y) => x.length - y.length)) {
     if (count >= heap.k || budget < BLOCK) break;
     let chosen = Array.from({ length: c.blocks }, (_, i) => i);
+    c.seeded = c.length <= budget;
     if (c.length > budget) {
       const bounds = Float64Array.from(chosen, (blk) => bm25(c.weight, c.blockMaxFreq[blk], c.blockMinLength[blk], k1, b, c.avgdl));
       chosen = chosen.sort((x, y) => bounds[y] - bounds[x]).slice(0, budget >> BLOCK_SHIFT);
@@ -485,6 +491,16 @@ interface Cursor {
   minLength: number;
   /** Its place in the query's lists (in `scores`). */
   index: number;
+  /** Every unit of it is a seed (or one the filter leaves out): it is left out of the walk (retire). */
+  seeded: boolean;
+}
+
+/** Leaves a list out of the walk: no postings, no blocks, bound 0 (its `units` stay for nothing). */
+function retire(c: Cursor): void {
+  c.length = 0;
+  c.blocks = 0;
+  c.maxFreq = 0;
+  c.global = 0;
 }
 
 /** Moves `c.next` past the postings before `we` whose frequency is below `c.needed`. */
@@ -498,25 +514,32 @@ function passOver(c: Cursor, we: number): void {
 /**
  * The lowest frequency at which a posting of `c` in the current window may belong to a unit that reaches
  * `floor`, for a unit in none of the `excluded` lists: the lists' bounds combined as DisMax combines
- * scores, with c's own at that frequency and its block's shortest length (Infinity: none may).
+ * scores, with c's own at that frequency and its block's shortest length (Infinity: none may). The other
+ * lists' part is summed once; only c's term is combined again per frequency tried (a few hundred calls a
+ * query at a million sections: a closure and typed-array fills per try were most of a window's set-up).
+ * The sums run in another order than `known` adds scores: `floor` is a hair below the k-th best for that.
  */
 function neededFrequency(
   c: Cursor, lists: Cursor[], excluded: Uint8Array, termMax: Float64Array, termSum: Float64Array, tie: number, floor: number, k1: number, b: number,
 ): number {
   if (c.boundFreq === 0) return Infinity;
   const norm = lengthNorm(c.boundLength, k1, b, c.avgdl);
-  const reaches = (f: number) => {
-    termMax.fill(0);
-    termSum.fill(0);
-    for (const l of lists) {
-      if (excluded[l.index]) continue;
-      const v = l === c ? postingScore(c.weight, f, norm) : l.bound;
-      termSum[l.term] += v;
-      if (v > termMax[l.term]) termMax[l.term] = v;
-    }
-    let total = 0;
-    for (let j = 0; j < termMax.length; j++) total += termMax[j] + tie * (termSum[j] - termMax[j]);
-    return !(total < floor);
+  zero(termMax);
+  zero(termSum);
+  for (const l of lists) {
+    if (excluded[l.index] || l === c) continue;
+    termSum[l.term] += l.bound;
+    if (l.bound > termMax[l.term]) termMax[l.term] = l.bound;
+  }
+  const own = c.term;
+  let others = 0;
+  for (let j = 0; j < termMax.length; j++) if (j !== own) others += termMax[j] + tie * (termSum[j] - termMax[j]);
+  const max = termMax[own];
+  const sum = termSum[own];
+  const reaches = (f: number): boolean => {
+    const v = postingScore(c.weight, f, norm);
+    const best = v > max ? v : max;
+    return !(others + best + tie * (sum + v - best) < floor);
   };
   if (!reaches(c.boundFreq)) return Infinity;
   let lo = 0;
@@ -530,13 +553,18 @@ function neededFrequency(
   return hi;
 }
 
+/** Zeroes a few entries: TypedArray#fill is a call into the runtime, several times a loop's cost at this size. */
+function zero(a: Float64Array | Uint8Array): void {
+  for (let i = 0; i < a.length; i++) a[i] = 0;
+}
+
 /**
  * The most a unit found only in lists[0 .. count) can score: per term the DisMax of their bounds
  * (`global`), summed. termMax and termSum are scratch, one entry per term.
  */
 function boundOf(lists: Cursor[], count: number, termMax: Float64Array, termSum: Float64Array, tie: number): number {
-  termMax.fill(0);
-  termSum.fill(0);
+  zero(termMax);
+  zero(termSum);
   for (let i = 0; i < count; i++) {
     const { term, global } = lists[i];
     termSum[term] += global;
