@@ -83,6 +83,19 @@ describe('sqlite change signal', () => {
     }
   });
 
+  it('an empty signal file (nothing ever published) answers "nothing new" without a query, and a first publish is seen at once', async () => {
+    const file = join(dir, CHANGE_SIGNAL_FILE);
+    truncateSync(file, 0);
+    expect(await uids(reader, 0)).toEqual([]);
+    // Committed without a mark: the empty file is trusted until SIGNAL_TRUST_MS has passed.
+    const raw = new Database(join(dir, 'search.db'));
+    raw.prepare('INSERT INTO changes (index_id, uid) VALUES (?, ?)').run(INDEX, 'unmarked');
+    raw.close();
+    expect(await uids(reader, 0)).toEqual([]);
+    await writer.sections.publish(INDEX, [item('first', 1)], MODEL);
+    expect(await uids(reader, 0)).toEqual(['unmarked', 'first']);
+  });
+
   it('a signal file that is missing, short or overwritten only costs queries, never an entry', async () => {
     const file = join(dir, CHANGE_SIGNAL_FILE);
     let seq = 0;

@@ -22,11 +22,16 @@ export class ChangeSignal {
     }
   }
 
-  /** What the file says now; NaN when it cannot say (never equal to anything, so the reader asks). */
+  /**
+   * What the file says now; NaN when it cannot say (never equal to anything, so the reader asks). An empty
+   * file says "never marked" (-1, no mark's value): a data folder nothing was published to yet would
+   * otherwise cost every search the query (a commit whose mark never came is SIGNAL_TRUST_MS's, as ever).
+   */
   read(): number {
     if (this.fd === null) return Number.NaN;
     try {
-      return readSync(this.fd, this.readBuffer, 0, 8, 0) === 8 ? this.readBuffer.readDoubleLE(0) : Number.NaN;
+      const n = readSync(this.fd, this.readBuffer, 0, 8, 0);
+      return n === 8 ? this.readBuffer.readDoubleLE(0) : n === 0 ? -1 : Number.NaN;
     } catch {
       return Number.NaN;
     }
