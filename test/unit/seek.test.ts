@@ -9,7 +9,7 @@ function scan(postings: Int32Array, length: number, from: number, unit: number):
   return i;
 }
 
-describe('seek (galloping, then binary search)', () => {
+describe('seek (from an interpolated guess: galloping, then binary search)', () => {
   it('finds the first posting at or past a unit as a scan does, in even, clustered and skewed lists', () => {
     const rand = prng(7);
     const shapes: Array<(n: number) => Int32Array> = [
