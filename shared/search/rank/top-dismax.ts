@@ -86,16 +86,16 @@ export function topDisMax(
   const termLists: Cursor[] = [];
   // below[i]: the most a unit can score in the i lists of lowest bound in the window (byBound order).
   const below = new Float64Array(n + 1);
-  // Lists by their bound over the whole list, ascending: those of them that together stay below the
-  // k-th best (`global` of them) neither end windows nor have their blocks read, their bound is the
-  // list's. Lists of common words have many short blocks whose bounds are all near the list's own; ending
-  // a window at each was most of the work.
   const seeds = seed(lists, termStart, scores, o.bm25, tie, heap, live, allow);
   // A list the seeds took whole holds no unit the walk meets (seeds are skipped): it adds nothing to any
   // candidate, so it is left out, bound 0. A rare word's title list, say, whose bound would otherwise
   // make every posting of its body list a candidate to be looked up there.
   for (const c of lists) if (c.seeded) retire(c);
   if (o.budget) o.budget.spend(seeds.length);
+  // Lists by their bound over the whole list, ascending: those of them that together stay below the
+  // k-th best (`global` of them) neither end windows nor have their blocks read, their bound is the
+  // list's. Lists of common words have many short blocks whose bounds are all near the list's own; ending
+  // a window at each was most of the work.
   const byGlobal = lists.slice().sort((x, y) => x.global - y.global);
   let global = 0;
   // The next seed at or after the current candidate: seeds are in the heap already.
