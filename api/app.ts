@@ -19,6 +19,7 @@ import { rejectNulInUrl } from './middleware/reject-nul.js';
 import { hasBody, jsonBody, refuseUnread } from './middleware/json-body.js';
 import { httpLatency, httpMetrics } from './middleware/http-metrics.js';
 import { directPush } from './routes/direct-push.js';
+import { firstDirect, type DirectDeps } from './routes/direct-route.js';
 import proxyAddr from 'proxy-addr';
 import { requestLog } from './middleware/request-log.js';
 import { adminRouter } from './routes/admin.js';
@@ -28,7 +29,7 @@ import { widgetRouter } from './routes/widget.js';
 import { KeyFailureLimiter } from './middleware/key-failure-limit.js';
 import { contentDocumentsRouter } from './routes/content-documents.js';
 import { contentIndexesRouter } from './routes/content-indexes.js';
-import { contentSearchRouter } from './routes/content-search.js';
+import { contentSearchRouter, directContentSearch } from './routes/content-search.js';
 import { operationsRouter } from './routes/operations.js';
 import { isMetricsToken, optionalKey, requireMetricsAccess } from './middleware/operations-access.js';
 import { DASHBOARD_PATH, dashboardAccess } from './middleware/dashboard-access.js';
@@ -191,13 +192,15 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const keyFailures = new KeyFailureLimiter(deps.redis, `${config.redis.prefix}:rl`, undefined,
     redisErrorLog(log, 'wrong-key limits counted per process: Redis unavailable'));
   const keyed = requireKey(auth, keyFailures, { sessions });
-  // The single-document PUT in its plain form is answered before the app routes (createHttpServer), with
-  // the client address `req.ip` gives (Express compiled 'trust proxy' when it was set, above).
+  // The single-document PUT and content search in their plain forms are answered before the app routes
+  // (createHttpServer; content search joins below), with the client address `req.ip` gives (Express
+  // compiled 'trust proxy' when it was set, above).
   const trusted = app.get('trust proxy fn') as (addr: string, i: number) => boolean;
-  app.locals.direct = directPush({
-    push, auth, keyFailures, latency, log, maxBodyBytes: config.http.maxBodyBytes,
+  const direct: DirectDeps = {
+    auth, keyFailures, latency, log, maxBodyBytes: config.http.maxBodyBytes,
     addressOf: (req) => proxyAddr(req, trusted),
-  });
+  };
+  const directPushRoute = directPush({ ...direct, push });
   app.use('/v2', requireKey(auth, keyFailures, { sessions, sessionsReadOnly: true }), pushBody);
   app.use(pushDocumentsRouter(push, config.http.maxBatchDocuments));
 
@@ -242,6 +245,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     }
   });
   app.use(contentSearchRouter(contentSearch));
+  app.locals.direct = firstDirect(directPushRoute, directContentSearch({ ...direct, search: contentSearch }));
   app.use(adminRouter(storage, indexes, auth));
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
   app.use(adminSourcesRouter(new SourceService(storage, indexes, push, crawlQueue, { allowPrivate: config.crawl.allowPrivate })));

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Config } from '../shared/config/config.js';
 import { RAW_SECURITY_HEADERS } from './middleware/security-headers.js';
-import type { DirectRoute } from './routes/direct-push.js';
+import type { DirectRoute } from './routes/direct-route.js';
 
 /** Headers must be complete within this (or the request timeout, if shorter): a slow-loris of headers holds nothing long. */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -15,7 +15,7 @@ const HEADERS_TIMEOUT_MS = 20_000;
  */
 export function createHttpServer(app: Express, config: Config): Server {
   const requestTimeout = config.http.requestTimeoutMs;
-  // Routes answered before Express (api/routes/direct-push.ts), for the traffic that pays for every layer.
+  // Routes answered before Express (api/routes/direct-route.ts), for the traffic that pays for every layer.
   const direct = app.locals.direct as DirectRoute | undefined;
   const server = createServer(
     {

@@ -80,14 +80,19 @@ const MAX_INDEX_UID = 64;
 export function requirePermission(permission: Permission, indexParam?: string) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const index = indexParam ? String(req.params[indexParam] ?? req.body?.[indexParam] ?? '') : undefined;
-    // Read before the route validates the body: a 1 MB "index uid" must not reach the check or the 403's message.
-    if (index !== undefined && index.length > MAX_INDEX_UID) {
-      throw new AppError('invalid_request', `Invalid request: ${indexParam}: must be at most ${MAX_INDEX_UID} characters`);
-    }
-    if (!req.principal || !allows(req.principal, permission, index)) {
-      const scope = index ? ` on index '${index}'` : '';
-      throw new AppError('forbidden', `This API key lacks the '${permission}' permission${scope}`);
-    }
+    checkPermission(req.principal, permission, index, indexParam);
     next();
   };
+}
+
+/** requirePermission's check, for a route answered before Express (direct-route.ts): throws its 400 or 403. */
+export function checkPermission(principal: Principal | undefined, permission: Permission, index?: string, indexParam?: string): void {
+  // Read before the route validates the body: a 1 MB "index uid" must not reach the check or the 403's message.
+  if (index !== undefined && index.length > MAX_INDEX_UID) {
+    throw new AppError('invalid_request', `Invalid request: ${indexParam}: must be at most ${MAX_INDEX_UID} characters`);
+  }
+  if (!principal || !allows(principal, permission, index)) {
+    const scope = index ? ` on index '${index}'` : '';
+    throw new AppError('forbidden', `This API key lacks the '${permission}' permission${scope}`);
+  }
 }
