@@ -19,7 +19,8 @@ import { rejectNulInUrl } from './middleware/reject-nul.js';
 import { hasBody, jsonBody, refuseUnread } from './middleware/json-body.js';
 import { httpLatency, httpMetrics } from './middleware/http-metrics.js';
 import { directPush } from './routes/direct-push.js';
-import { firstDirect, type DirectDeps } from './routes/direct-route.js';
+import { firstDirect, protocolOf, type DirectDeps } from './routes/direct-route.js';
+import { directSearchInterface } from './routes/direct-search-interface.js';
 import proxyAddr from 'proxy-addr';
 import { requestLog } from './middleware/request-log.js';
 import { adminRouter } from './routes/admin.js';
@@ -51,7 +52,7 @@ import { adminOperationsRouter } from './routes/admin-operations.js';
 import { adminSourcesRouter } from './routes/admin-sources.js';
 import { SourceService } from './services/source-service.js';
 import { CRAWL_QUEUE, createCrawlQueue } from '../shared/jobs/crawl-queue.js';
-import { paramsOf, searchInterfaceRouter } from './routes/search-interface.js';
+import { isPreview, paramsOf, searchInterfaceRouter, uidParam } from './routes/search-interface.js';
 import { searchRateLimit } from './middleware/rate-limit.js';
 import { exposeRefusal, searchCors } from './middleware/search-cors.js';
 import { ConfigurationService } from './services/configuration-service.js';
@@ -221,7 +222,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     app.use(DASHBOARD_PATH, ...dashboardAccess(auth, keyFailures, sessions, secret), dashboard);
   }
 
-  app.use(['/v1/tool', '/v1/ui'], ...searchSafety(deps));
+  const safety = searchSafety(deps);
+  app.use(['/v1/tool', '/v1/ui'], ...safety.middleware);
   app.use(searchInterfaceRouter(searchInterface, searchInterfaceUsage, searchInterfaceAnswers, [keyed, requirePermission('read')]));
 
   app.post('/v1/admin/session', keyFailures.gate(), jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) }));
@@ -245,7 +247,11 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
     }
   });
   app.use(contentSearchRouter(contentSearch));
-  app.locals.direct = firstDirect(directPushRoute, directContentSearch({ ...direct, search: contentSearch }));
+  app.locals.direct = firstDirect(
+    directPushRoute,
+    directContentSearch({ ...direct, search: contentSearch }),
+    directSearchInterface({ ...direct, search: searchInterface, allowedOriginsOf: safety.allowedOriginsOf, limits: safety.limits, protocolOf: (req) => protocolOf(req, trusted) }),
+  );
   app.use(adminRouter(storage, indexes, auth));
   app.use(adminConfigurationsRouter(new ConfigurationService(storage), storage));
   app.use(adminSourcesRouter(new SourceService(storage, indexes, push, crawlQueue, { allowPrivate: config.crawl.allowPrivate })));
@@ -263,11 +269,7 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
  * not even a counter in Redis.
  */
 function searchSafety({ config, storage, redis, log }: AppDeps) {
-  const uidOf = (req: Request) => {
-    const uid = paramsOf(req).uid;
-    // Longer than any uid (the route's 400 says so): not looked up for CORS, not a rate-limit key.
-    return typeof uid === 'string' && uid.length <= 100 ? uid : undefined;
-  };
+  const uidOf = (req: Request) => uidParam(paramsOf(req));
   // Searches and suggestions are counted beside their work (their routes wait for the count before answering).
   const overlaps = (req: Request) => req.path === '/search' || req.path === '/autocomplete';
   const limits = { prefix: `${config.redis.prefix}:rl`, perClient: config.rateLimit.client, perUid: config.rateLimit.uid, uidOf, overlaps };
@@ -280,10 +282,7 @@ function searchSafety({ config, storage, redis, log }: AppDeps) {
   };
   const shared = searchRateLimit({ ...limits, redis, onError });
   const local = searchRateLimit({ ...limits, redis: null });
-  const isPreview = (req: Request) => {
-    const p = paramsOf(req);
-    return ['true', '1', true].includes(p.preview as string | boolean) || FeedbackSigner.claimsPreview(p.feedback_data);
-  };
+  const limitOf = (req: Request) => (isPreview(paramsOf(req)) ? local : shared);
   // Before the body is read, only the query string can say "preview" (paramsOf must not run yet: it caches).
   const previewByQuery = (req: Request) => ['true', '1'].includes(req.query.preview as string);
   /** A client address this process already saw over its limit gets its 429 before its body is read. */
@@ -295,10 +294,16 @@ function searchSafety({ config, storage, redis, log }: AppDeps) {
     refuseUnread(req, res, next, refused);
   };
   const body = jsonBody({ ...SMALL_BODY, deadlineMs: Math.min(SMALL_BODY.deadlineMs, config.http.requestTimeoutMs) });
-  return [
-    refuseKnownBlocked,
-    body,
-    searchCors(async (uid) => (await storage.configurations.get(uid))?.allowedOrigins ?? null, uidOf),
-    (req: Request, res: Response, next: NextFunction) => (isPreview(req) ? local : shared)(req, res, next),
-  ];
+  const allowedOriginsOf = async (uid: string) => (await storage.configurations.get(uid))?.allowedOrigins ?? null;
+  return {
+    middleware: [
+      refuseKnownBlocked,
+      body,
+      searchCors(allowedOriginsOf, uidOf),
+      (req: Request, res: Response, next: NextFunction) => limitOf(req)(req, res, next),
+    ],
+    // The same decisions for the search route answered before Express (direct-search-interface.ts).
+    allowedOriginsOf,
+    limits: { shared, local },
+  };
 }

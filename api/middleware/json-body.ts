@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../../shared/errors/app-error.js';
 import { bodyHasNul } from './reject-nul.js';
@@ -12,7 +13,7 @@ export interface JsonBodyOptions {
 }
 
 /** A request with a body: a Content-Length above 0, or a chunked one. */
-export function hasBody(req: Request): boolean {
+export function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 

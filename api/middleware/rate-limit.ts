@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../../shared/errors/app-error.js';
@@ -145,7 +146,20 @@ export type SearchRateLimit = RequestHandler & {
    * decided from memory without counting: lets a request be refused before its body is read.
    */
   knownBlocked(req: Request): AppError | null;
+  /** The handler's work for a request answered before Express (api/routes/direct-search-interface.ts). */
+  take: TakeCount;
 };
+
+/** How a request's count went: refused before any work, or admitted with the count still under way. */
+export interface Counted {
+  /** Refused now (the count is in, or this process knows the key is over its limit). */
+  refused: AppError | null;
+  /** For a request counted beside its work: its refusal once the count is in, or null (else ADMITTED). */
+  admission: Promise<AppError | null>;
+}
+
+/** Counts one request of `client` (and of the configuration `uid`), setting the passing limits' headers on `res`. */
+export type TakeCount = (client: string, uid: string | undefined, overlaps: boolean, res: ServerResponse) => Promise<Counted>;
 
 /**
  * Limits the public search routes per client (its address, an IPv6 /64: api/middleware/client.ts) and per configuration uid, in Redis so the limits
@@ -158,7 +172,7 @@ export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
   const onError = o.onError ?? (() => {});
 
   /** Counts the request against both limits: its refusal, or null (the passing limits' headers set). */
-  const count = async (steps: Array<[Limit, string]>, res: Response): Promise<AppError | null> => {
+  const count = async (steps: Array<[Limit, string]>, res: ServerResponse): Promise<AppError | null> => {
     // Both counted at once: one Redis round trip a search instead of two (~0.25 ms each in bench:capacity's
     // probe at 1M sections). The counts stay those of counting one after the other: a request refused by the
     // client limit gives back what it took from the uid's, so a client over its limit never uses up a uid's.
@@ -183,37 +197,39 @@ export function searchRateLimit(o: RateLimitOptions): SearchRateLimit {
 
   /** Requests of this process being worked on while their count is under way. */
   let overlapping = 0;
-  const handler: RequestHandler = async (req, res, next) => {
-    const steps: Array<[Limit, string]> = [[perClient, clientOf(req)]];
-    const uid = o.uidOf(req);
+  const take: TakeCount = async (client, uid, overlaps, res) => {
+    const steps: Array<[Limit, string]> = [[perClient, client]];
     if (uid !== undefined) steps.push([perUid, uid]);
     // Only while no other such request is in flight here: under load the overlap gained no latency and cost
     // throughput (bench:search at 100k, c=16: 689 against 786 searches/s), requests that started early holding
     // their memory through the others' work.
-    if (o.overlaps?.(req) && overlapping === 0) {
+    if (overlaps && overlapping === 0) {
       // The Redis round trip overlaps the search (~0.25 ms of its latency otherwise). Only requests in flight
       // while a key crosses its limit do work that is then refused: from then on it is known here.
       for (const [limit, key] of steps) {
         const known = limit.knownBlocked(key);
-        if (known) return next(known);
+        if (known) return { refused: known, admission: ADMITTED };
       }
       overlapping++;
       res.once('close', () => overlapping--);
-      admissions.set(req, count(steps, res));
-      return next();
+      return { refused: null, admission: count(steps, res) };
     }
-    const refused = await count(steps, res);
+    return { refused: await count(steps, res), admission: ADMITTED };
+  };
+  const handler: RequestHandler = async (req, res, next) => {
+    const { refused, admission } = await take(clientOf(req), o.uidOf(req), o.overlaps?.(req) ?? false, res);
     if (refused) return next(refused);
+    if (admission !== ADMITTED) admissions.set(req, admission);
     next();
   };
-  return Object.assign(handler, { knownBlocked: (req: Request) => perClient.knownBlocked(clientOf(req)) });
+  return Object.assign(handler, { knownBlocked: (req: Request) => perClient.knownBlocked(clientOf(req)), take });
 }
 
 /** The IETF RateLimit headers describe one policy: the one closest to running out. */
-function setTightest(res: Response, passed: Array<{ limit: Limit; res: RateLimiterRes }>): void {
+function setTightest(res: ServerResponse, passed: Array<{ limit: Limit; res: RateLimiterRes }>): void {
   const tightest = passed.reduce<(typeof passed)[number] | undefined>(
     (a, b) => (a === undefined || b.res.remainingPoints < a.res.remainingPoints ? b : a),
     undefined,
   );
-  if (tightest) res.set(tightest.limit.headers(tightest.res));
+  if (tightest) for (const [name, value] of Object.entries(tightest.limit.headers(tightest.res))) res.setHeader(name, value);
 }

@@ -50,6 +50,30 @@ export function exposeRefusal(req: Request, res: Response): void {
   if (origin !== undefined) res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED });
 }
 
+/** What a search request's origin gets: the headers to answer with, or a refusal. */
+export type OriginOutcome = { headers: Record<string, string> | null; refusal: AppError | null };
+
+const NOTHING: OriginOutcome = { headers: null, refusal: null };
+
+/**
+ * The CORS decision for a search request that is no preflight, apart from Express (searchCors and the
+ * direct search route share it). `selfOrigin` is this service's own origin as the request reached it.
+ */
+export async function searchOrigin(
+  origin: string | undefined, selfOrigin: string, uid: string | undefined, allowedOriginsOf: (uid: string) => Promise<string[] | null>,
+): Promise<OriginOutcome> {
+  // No Origin, or the service's own origin (the web app's Try it): not a cross-origin use of the configuration.
+  if (origin === undefined || parseOrigin(origin)?.origin === selfOrigin) return NOTHING;
+  const allowed = uid === undefined ? null : await allowedOriginsOf(uid);
+  // Unknown or missing uid: the route answers that (404/400).
+  if (allowed === null) return NOTHING;
+  if (!originAllowed(allowed, origin)) return { headers: null, refusal: originRefused(origin, uid) };
+  return { headers: { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED }, refusal: null };
+}
+
+const originRefused = (origin: string, uid: string | undefined) =>
+  new AppError('forbidden', `Origin ${origin} is not allowed for configuration ${uid}; add it to the configuration's allowed_origins`);
+
 /**
  * CORS for the public search routes, decided per configuration by its `allowed_origins`. There are no
  * credentials on these routes, so the origin check is what keeps other sites from using a configuration.
@@ -62,23 +86,17 @@ export function searchCors(
     // Responses differ by Origin, so shared caches must keep them apart, with or without the header.
     res.vary('Origin');
     const origin = req.get('Origin');
-    // No Origin, or the service's own origin (the web app's Try it): not a cross-origin use of the configuration.
-    if (origin === undefined || parseOrigin(origin)?.origin === `${req.protocol}://${req.get('host')}`) return next();
-
+    const self = `${req.protocol}://${req.get('host')}`;
+    if (req.method !== 'OPTIONS') {
+      const { headers, refusal } = await searchOrigin(origin, self, uidOf(req), allowedOriginsOf);
+      if (headers) res.set(headers);
+      return next(refusal ?? undefined);
+    }
+    if (origin === undefined || parseOrigin(origin)?.origin === self) return next();
+    // A preflight carries no body, so a uid sent in a POST body is invisible here: the real request is checked.
     const uid = uidOf(req);
     const allowed = uid === undefined ? null : await allowedOriginsOf(uid);
-    const refused = () =>
-      next(new AppError('forbidden', `Origin ${origin} is not allowed for configuration ${uid}; add it to the configuration's allowed_origins`));
-
-    if (req.method === 'OPTIONS') {
-      // A preflight carries no body, so a uid sent in a POST body is invisible here: the real request is checked.
-      if (allowed !== null && !originAllowed(allowed, origin)) return refused();
-      return answerPreflight(req, res, origin);
-    }
-    // Unknown or missing uid: the route answers that (404/400).
-    if (allowed === null) return next();
-    if (!originAllowed(allowed, origin)) return refused();
-    res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSED });
-    next();
+    if (allowed !== null && !originAllowed(allowed, origin)) return next(originRefused(origin, uid));
+    answerPreflight(req, res, origin);
   };
 }

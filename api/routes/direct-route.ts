@@ -5,6 +5,7 @@ import type { Authenticator, Principal } from '../../shared/auth/api-keys.js';
 import { clientNetwork } from '../../shared/auth/client-network.js';
 import { AppError } from '../../shared/errors/app-error.js';
 import { answerableError } from '../middleware/error-handler.js';
+import { hasBody } from '../middleware/json-body.js';
 import type { KeyFailureLimiter } from '../middleware/key-failure-limit.js';
 import { nulInJson } from '../middleware/reject-nul.js';
 import { logWhenDone, requestIdOf } from '../middleware/request-log.js';
@@ -76,9 +77,24 @@ export function serveDirect(d: DirectDeps, req: IncomingMessage, res: ServerResp
   answer().catch((err: unknown) => answerError(d.log, req, res, id, err));
 }
 
+/** The client as every per-client rule counts it (api/middleware/client.ts's clientOf). */
+export function clientOfDirect(d: DirectDeps, req: IncomingMessage): string {
+  return clientNetwork(d.addressOf(req) ?? req.socket.remoteAddress ?? 'unknown');
+}
+
+/** Express's `req.protocol`: the connection's scheme, or a trusted proxy's X-Forwarded-Proto (its first value). */
+export function protocolOf(req: IncomingMessage, trusted: (addr: string, i: number) => boolean): string {
+  const own = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  if (!trusted(req.socket.remoteAddress ?? '', 0)) return own;
+  const header = req.headers['x-forwarded-proto'];
+  const value = (typeof header === 'string' && header) || own;
+  const comma = value.indexOf(',');
+  return (comma < 0 ? value : value.slice(0, comma)).trim();
+}
+
 /** As requireKey: a client out of wrong-key tries is refused before its key is looked at; a wrong key counts. */
 export async function keyPrincipal(d: DirectDeps, req: IncomingMessage, secret: string): Promise<Principal> {
-  const client = clientNetwork(d.addressOf(req) ?? 'unknown');
+  const client = clientOfDirect(d, req);
   await d.keyFailures.check(client);
   const principal = await d.auth.authenticate(secret);
   if (!principal) {
@@ -142,6 +158,6 @@ function answerError(log: Logger, req: IncomingMessage, res: ServerResponse, id:
   const e = answerableError(err, id, log);
   if (e.headers) for (const [k, v] of Object.entries(e.headers)) res.setHeader(k, v);
   // A body not read (refused before it was) is not read now either: close instead.
-  if (!req.complete) res.setHeader('Connection', 'close');
+  if (hasBody(req) && !req.complete) res.setHeader('Connection', 'close');
   sendJson(res, e.status, e.toBody());
 }

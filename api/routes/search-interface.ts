@@ -1,5 +1,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { allows } from '../../shared/auth/api-keys.js';
+import { FeedbackSigner } from '../../shared/feedback/feedback-token.js';
 import { clientOf } from '../middleware/client.js';
 import { admission } from '../middleware/rate-limit.js';
 import { AppError } from '../../shared/errors/app-error.js';
@@ -25,24 +26,47 @@ export function paramsOf(req: Request): Record<string, unknown> {
   // CORS, both rate limiters and the route all read them: merge once per request.
   let params = merged.get(req);
   if (params) return params;
-  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
-  params = { ...(req.query as Record<string, unknown>), ...body };
-  const header = req.get('x-session-id');
-  if (params['session-id'] === undefined && header) params['session-id'] = header;
+  params = searchParams(req.query as Record<string, unknown>, req.body, req.get('x-session-id'));
   merged.set(req, params);
   return params;
 }
 const merged = new WeakMap<Request, Record<string, unknown>>();
+
+/** paramsOf's merge, for a request answered before Express too (direct-search-interface.ts). */
+export function searchParams(query: Record<string, unknown>, body: unknown, sessionHeader: string | undefined): Record<string, unknown> {
+  const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const params = { ...query, ...fields };
+  if (params['session-id'] === undefined && sessionHeader) params['session-id'] = sessionHeader;
+  return params;
+}
+
+/** The configuration uid CORS and the rate limits key on: none when longer than any uid (the route's 400 says so). */
+export function uidParam(params: Record<string, unknown>): string | undefined {
+  const uid = params.uid;
+  return typeof uid === 'string' && uid.length <= 100 ? uid : undefined;
+}
+
+/** A preview (the web app's Try it, or feedback on one): counted in this process only, recorded nowhere. */
+export function isPreview(params: Record<string, unknown>): boolean {
+  return ['true', '1', true].includes(params.preview as string | boolean) || FeedbackSigner.claimsPreview(params.feedback_data);
+}
+
+/** The search route's work, counted beside its rate-limit count (`refusal`, see settle). */
+export function searchInterfaceSearch(
+  search: SearchInterfaceService, variant: Variant, params: Record<string, unknown>, client: string, refusal: Promise<AppError | null>,
+): Promise<{ results: unknown[] }> {
+  return settle(refusal, (counted) => {
+    const p = validate(searchInterfaceSchema, params);
+    return search.search(variant, { uid: p.uid, sessionId: p['session-id'], client, query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval }, counted);
+  });
+}
 
 /** The search interface, both variants (API.md section A): addressed by configuration uid, no API key. */
 export function searchInterfaceRouter(search: SearchInterfaceService, usage: SearchInterfaceUsageService, answers: SearchInterfaceAnswerService, readKey: RequestHandler[]): Router {
   const r = Router();
   for (const variant of VARIANTS) {
     const base = `/v1/${variant}`;
-    const runSearch = (req: Request) => admitted(req, (refusal) => {
-      const p = validate(searchInterfaceSchema, paramsOf(req));
-      return search.search(variant, { uid: p.uid, sessionId: p['session-id'], client: clientOf(req), query: p.query, preview: p.preview, device: p.device, retrieval: p.retrieval }, refusal);
-    });
+    const runSearch = (req: Request) => searchInterfaceSearch(search, variant, paramsOf(req), clientOf(req), admission(req));
     r.get(`${base}/search`, async (req, res) => {
       res.json(await runSearch(req));
     });
@@ -50,7 +74,7 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
       res.json(await runSearch(req));
     });
     r.get(`${base}/autocomplete`, async (req, res) => {
-      res.json(await admitted(req, () => {
+      res.json(await settle(admission(req), () => {
         const p = validate(autocompleteSchema, paramsOf(req));
         return usage.autocomplete(variant, p.uid, p.query, p.limit);
       }));
@@ -99,8 +123,7 @@ export function searchInterfaceRouter(search: SearchInterfaceService, usage: Sea
  * in: whatever the work ends in, a refusal answers instead. `work` gets the count to wait for before it
  * records anything.
  */
-async function admitted<T>(req: Request, work: (refusal: Promise<AppError | null>) => Promise<T>): Promise<T> {
-  const refusal = admission(req);
+async function settle<T>(refusal: Promise<AppError | null>, work: (refusal: Promise<AppError | null>) => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await work(refusal);
