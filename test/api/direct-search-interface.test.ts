@@ -69,8 +69,9 @@ describe('the direct search-interface search answers as the routed one', () => {
   });
 
   it('no uid, an unknown uid, an over-long uid, an empty query, a bad device: the same 400s and 404s', async () => {
-    for (const params of [{ query: 'refund' }, { uid: 'nope', query: 'refund' }, { uid: 'u'.repeat(101), query: 'x' }, { uid, query: '  ' },
-      { uid, query: 'refund', device: 'toaster' }, { uid, query: 'refund', retrieval: 'psychic' }]) {
+    const cases: Record<string, string>[] = [{ query: 'refund' }, { uid: 'nope', query: 'refund' }, { uid: 'u'.repeat(101), query: 'x' }, { uid, query: '  ' },
+      { uid, query: 'refund', device: 'toaster' }, { uid, query: 'refund', retrieval: 'psychic' }];
+    for (const params of cases) {
       const { direct } = await both(params);
       expect(direct.status, JSON.stringify(params)).toBeGreaterThanOrEqual(400);
       expect(direct.body.code).toBe(direct.status);
