@@ -73,6 +73,29 @@ describe.each(adapters)('snapshot store: %s', (_name, make) => {
     expect(await (await store.read(5, 1000))!.checksum).toBe(crc32(Buffer.alloc(0)));
   });
 
+  it('with a seal, the first chunk is what the seal makes of the CRC-32 of every byte after it', async () => {
+    const { store } = make();
+    const rest = Buffer.alloc((9 << 20) + 5);
+    for (let i = 0; i < rest.length; i++) rest[i] = (i * 7 + (i >> 11)) & 255;
+    const head = Buffer.alloc(8);
+    let sealedWith: number | null = null;
+    await store.write(6, [head, rest.subarray(0, 1000), rest.subarray(1000)], (crc) => {
+      sealedWith = crc;
+      const sealed = Buffer.alloc(8);
+      sealed.writeUInt32LE(crc >>> 0, 0);
+      sealed.write('head', 4);
+      return sealed;
+    });
+    expect(sealedWith).toBe(crc32(rest));
+    const got = Buffer.from((await store.read(6))!.bytes);
+    expect(got.readUInt32LE(0)).toBe(crc32(rest));
+    expect(got.subarray(4, 8).toString()).toBe('head');
+    expect(got.subarray(8).equals(rest)).toBe(true);
+    // A seal that changes the head's length is refused, and the previous snapshot stays.
+    await expect(store.write(6, [head, Buffer.from('x')], () => Buffer.alloc(9))).rejects.toThrow(/length/);
+    expect(Buffer.from((await store.read(6))!.bytes).subarray(8).equals(rest)).toBe(true);
+  });
+
   it('concurrent writes of one index leave one of them whole, never a mix', async () => {
     const { store } = make();
     const a = Buffer.alloc(1 << 20, 'a');

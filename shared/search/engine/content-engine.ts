@@ -455,8 +455,8 @@ export class ContentEngine {
       vectors: this.memory ? 'followed' : 'external', state: taken, memory,
     };
     try {
-      const chunks = await w.encode(SNAPSHOT_FORMAT, body, nextTurn);
-      await this.snapshots.write(state.index.id, chunks);
+      const { chunks, seal } = w.encodeUnsealed(SNAPSHOT_FORMAT, body);
+      await this.snapshots.write(state.index.id, chunks, seal);
       const bytes = chunks.reduce((n, c) => n + c.byteLength, 0);
       this.log?.info({ index: state.index.uid, seq, bytes, ms: Math.round(performance.now() - t0) }, 'index snapshot written');
       return true;

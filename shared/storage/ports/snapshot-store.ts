@@ -21,7 +21,11 @@ export interface SnapshotStore {
    * not hold the caller's thread up (null without).
    */
   read(indexId: number, checksumFrom?: number): Promise<SnapshotBytes | null>;
-  /** Replaces the index's snapshot with these bytes, whole or not at all (a crash leaves the previous one). */
-  write(indexId: number, chunks: readonly Uint8Array[]): Promise<void>;
+  /**
+   * Replaces the index's snapshot with these bytes, whole or not at all (a crash leaves the previous one).
+   * With `seal`, the first chunk is replaced by `seal(crc)` (of the same length), `crc` being zlib's CRC-32 of
+   * every byte after the first chunk, computed where it does not hold the caller's thread up.
+   */
+  write(indexId: number, chunks: readonly Uint8Array[], seal?: (crc: number) => Uint8Array): Promise<void>;
   remove(indexId: number): Promise<void>;
 }
