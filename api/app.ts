@@ -193,9 +193,9 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   const keyFailures = new KeyFailureLimiter(deps.redis, `${config.redis.prefix}:rl`, undefined,
     redisErrorLog(log, 'wrong-key limits counted per process: Redis unavailable'));
   const keyed = requireKey(auth, keyFailures, { sessions });
-  // The single-document PUT and content search in their plain forms are answered before the app routes
-  // (createHttpServer; content search joins below), with the client address `req.ip` gives (Express
-  // compiled 'trust proxy' when it was set, above).
+  // The single-document PUT and both searches in their plain forms are answered before the app routes
+  // (createHttpServer; app.locals.direct, set once the searches exist below), with the client address
+  // `req.ip` gives (Express compiled 'trust proxy' when it was set, above).
   const trusted = app.get('trust proxy fn') as (addr: string, i: number) => boolean;
   const direct: DirectDeps = {
     auth, keyFailures, latency, log, maxBodyBytes: config.http.maxBodyBytes,

@@ -1,5 +1,4 @@
-import { allows } from '../../shared/auth/api-keys.js';
-import { AppError } from '../../shared/errors/app-error.js';
+import { checkPermission } from '../middleware/auth.js';
 import { secure } from '../middleware/security-headers.js';
 import { pushDocumentSchema } from '../schemas/push-schemas.js';
 import { validate } from '../schemas/validate.js';
@@ -32,10 +31,9 @@ export function directPush(d: DirectDeps & { push: PushService }): DirectRoute {
       const doc = await readJson(req, plain.length);
       if (doc === GONE) return;
       // The routed PUT checks the permission once the body is read; so does this, for the same answers.
-      const indexUid = match[1];
-      if (!allows(principal, 'write', indexUid)) throw new AppError('forbidden', `This API key lacks the 'write' permission on index '${indexUid}'`);
+      checkPermission(principal, 'write', match[1], 'index_uid');
       const uid = checkUid(match[2]);
-      const index = await d.push.pushIndex(indexUid);
+      const index = await d.push.pushIndex(match[1]);
       const outcome = await d.push.upsert(index, uid, validate(pushDocumentSchema, doc ?? {}, 'invalid_document'));
       if (outcome.version !== null) res.setHeader('X-Quarry-Version', String(outcome.version));
       secure(res);
