@@ -31,8 +31,10 @@ export const LOADED_MESSAGE = 'search indexes loaded';
 export const SNAPSHOT_FILES = /(^|\/)snapshots\/|\.snapshot$/;
 /** An info line of the engine about a snapshot; its `ms` (or `durationMs`) field is read as the time a write took. */
 export const SNAPSHOT_MESSAGE = /snapshot/i;
-/** How long a launch waits for the snapshot line once snapshot files are there. */
+/** How long a cold launch waits, after its searches, for the line of its first snapshot. */
 const SNAPSHOT_WAIT_MS = 30_000;
+/** After the first snapshot's line: the replacement of the built copy by the mapped one, and the release of memory a second later. */
+const SETTLE_MS = 3000;
 const POLL_MS = 25;
 
 export interface Engine {
@@ -228,12 +230,14 @@ export async function measureLaunch(
       content: await sequential(s, (k) => send(content, 'POST', '/v1/content/search', contentBody(folder.index, s.queries[k % s.queries.length])), alive),
       ui: await sequential(s, (k) => send(ui, 'GET', uiPath(folder.uiUid, s.queries[k % s.queries.length], `bench-capacity-${k}`)), alive),
     };
-    // An engine that has begun writing snapshot files where there were none gets a moment to say how long the write took.
+    // A cold start gets a moment to write its first snapshot (the engine leaves it until searches pause) and say how
+    // long the write took, then to put the mapped copy in place and give the built one's memory back.
     const waitUntil = performance.now() + SNAPSHOT_WAIT_MS;
-    while (start === 'cold' && snapshotFiles(folder.dataDir).files.length && figures.snapshot.writeMs === null && performance.now() < waitUntil) {
+    while (start === 'cold' && figures.snapshot.writeMs === null && performance.now() < waitUntil) {
       alive();
       await sleep(100);
     }
+    if (start === 'cold' && figures.snapshot.writeMs !== null) await sleep(SETTLE_MS);
     figures.memory = await orDeath(memoryOf(child, s.probeDir), alive);
     figures.mappedFiles = mappedFilesOf(child.pid);
   } catch (err) {

@@ -264,4 +264,30 @@ describe('engine snapshots', () => {
       engine.stopFollowing();
     }
   }, 180_000);
+
+  it('the first snapshot of a copy built from the store waits while searches keep the process busy, and is written once they pause', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-snapshots-'));
+    const { log, lines } = recordingLog();
+    const engine = new ContentEngine(withSnapshots(dir), svc.embedder.id, undefined, log, null, { largeIndexUnits: 0 });
+    const reference = await fromStore();
+    // The follower's first pass and the first search load the same copy; searches then follow one another.
+    engine.startFollowing((err) => { throw err; }, 20);
+    try {
+      const until = performance.now() + 1500;
+      let searched = 0;
+      while (performance.now() < until) {
+        expect(await answers(engine)).toEqual(reference);
+        searched++;
+        // A turn of the event loop between searches, as between requests: the follower's timer gets its turns.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(searched).toBeGreaterThan(1);
+      expect(lines).not.toContain('index snapshot written');
+      expect(await waitFor(async () => lines.includes('index built from the store replaced by its snapshot'), 30_000), lines.join('\n')).toBe(true);
+      expect(readdirSync(dir).length).toBeGreaterThan(0);
+      expect(await answers(engine)).toEqual(reference);
+    } finally {
+      engine.stopFollowing();
+    }
+  }, 180_000);
 });
