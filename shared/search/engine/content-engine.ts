@@ -137,7 +137,7 @@ export class ContentEngine {
   private releasedAt = -Infinity;
   /** When each loaded copy last applied changes from the feed (performance.now()). */
   private readonly changedAt = new WeakMap<IndexState, number>();
-  /** Whether requests took more than SNAPSHOT_BUSY_SHARE of the event loop since the follower's previous pass. */
+  /** Whether requests took more than SNAPSHOT_BUSY_SHARE of the event loop since the follower's previous pass ended. */
   private requestsBusy = false;
   /** When the follower's current pass began (performance.now()); -Infinity when no follower runs. */
   private passStartedAt = -Infinity;
