@@ -61,7 +61,7 @@ const ASSIGN_STEP = 500;
  * those again from the float vectors, so the scores are the float scan's (at a million GloVe vectors,
  * 0.60x the time; none of 500 queries' top 50 differed from the float scan's).
  * An exact scan of 100,000 x 100 dimensions costs ~15 ms in JavaScript on a small machine, too much
- * for a search box that also runs the keyword leg. Training (about 2 s for 100,000 vectors) is due
+ * for a search box that also runs the keyword leg. Training (1.4 s for 100,000 vectors of 100 dimensions, 14 s for a million, on a slow 2-core host) is due
  * from ANN_MIN_VECTORS on and again when the set has doubled since; vectors added between trainings go
  * to their nearest list, deleted ones are skipped until the next training drops them. A server trains
  * in the background (`trainInSteps`, a few milliseconds at a time) and searches the current lists, or
@@ -328,10 +328,11 @@ export class VectorSet {
       // lists then shrink as the set grows (as FAISS's IVF with nlist ~ sqrt(N) or more), while the
       // training costs about what one k-means of MAX_COARSE clusters does.
       const coarseOf = new Int32Array(units.length);
+      const coarseCentroids = new Centroids(coarse, this.dims);
       const members: number[][] = Array.from({ length: coarseCount }, () => []);
       for (let j = 0; j < byOrder.length; j++) {
         const i = byOrder[j];
-        const c = nearest(coarse, this.dims, matrix, rows[i] * this.dims);
+        const c = coarseCentroids.nearest(matrix, rows[i] * this.dims);
         coarseOf[i] = c;
         members[c].push(rows[i]);
         if (j % ASSIGN_STEP === ASSIGN_STEP - 1) yield;
@@ -576,6 +577,9 @@ class Ivf {
    * same scores (the copy is 3.2 MB there).
    */
   private readonly blocked: Float32Array | null;
+  /** What assign looks for a vector's nearest among: the coarse centroids, and each coarse cluster's lists (made on first use). */
+  private coarseCentroids: Centroids | null = null;
+  private readonly listCentroids: (Centroids | undefined)[] = [];
   /** Where each unit's copy is: list and row (list -1: in none). */
   listOf: Int32Array = new Int32Array(0);
   rowOf: Int32Array = new Int32Array(0);
@@ -599,7 +603,7 @@ class Ivf {
    * Puts unit's vector (data[offset .. offset + dims)) in its list, leaving any earlier copy behind;
    * `coarse` is its coarse cluster when the caller knows it already.
    */
-  assign(unit: number, data: Float32Array, offset: number, coarse = nearest(this.coarse, this.dims, data, offset)) {
+  assign(unit: number, data: Float32Array, offset: number, coarse = (this.coarseCentroids ??= new Centroids(this.coarse, this.dims)).nearest(data, offset)) {
     this.unassign(unit);
     if (unit >= this.listOf.length) {
       const size = Math.max(1024, 2 * unit);
@@ -610,7 +614,9 @@ class Ivf {
       this.listOf = listOf;
       this.rowOf = rowOf;
     }
-    const l = nearest(this.centroids, this.dims, data, offset, this.firstList[coarse], this.firstList[coarse + 1]);
+    const first = this.firstList[coarse];
+    const lists = (this.listCentroids[coarse] ??= new Centroids(this.centroids.subarray(first * this.dims, this.firstList[coarse + 1] * this.dims), this.dims));
+    const l = first + lists.nearest(data, offset);
     this.listOf[unit] = l;
     this.rowOf[unit] = this.lists[l].push(unit, data, offset);
   }
@@ -651,36 +657,42 @@ class Ivf {
 }
 
 /**
- * Index of the centroid (among from .. to, default all) with the largest dot product with
- * data[offset .. offset + dims), four centroids per pass.
+ * Centroids to find vectors' nearest among: row-major, and laid out for the addon's blockedDots when it
+ * is built (a copy of the same floats: the same sums, bit for bit, about twice as fast again as dots).
+ * Finding the nearest is most of a training's time (at a million vectors 34 of 40 s as a loop here).
  */
-function nearest(centroids: Float32Array, dims: number, data: Float32Array, offset: number, from = 0, to = centroids.length / dims): number {
-  let best = from;
-  let bestDot = -Infinity;
-  for (let c = from; c < to; c += 4) {
-    const b0 = c * dims;
-    const b1 = Math.min(c + 1, to - 1) * dims;
-    const b2 = Math.min(c + 2, to - 1) * dims;
-    const b3 = Math.min(c + 3, to - 1) * dims;
-    let d0 = 0;
-    let d1 = 0;
-    let d2 = 0;
-    let d3 = 0;
-    for (let i = 0; i < dims; i++) {
-      const x = data[offset + i];
-      d0 += centroids[b0 + i] * x;
-      d1 += centroids[b1 + i] * x;
-      d2 += centroids[b2 + i] * x;
-      d3 += centroids[b3 + i] * x;
-    }
-    // Lanes past the last centroid repeat it; strict > keeps the first (lowest) index on ties.
-    if (d0 > bestDot) [best, bestDot] = [c, d0];
-    if (d1 > bestDot) [best, bestDot] = [Math.min(c + 1, to - 1), d1];
-    if (d2 > bestDot) [best, bestDot] = [Math.min(c + 2, to - 1), d2];
-    if (d3 > bestDot) [best, bestDot] = [Math.min(c + 3, to - 1), d3];
+class Centroids {
+  readonly count: number;
+  private readonly blocked: Float32Array | null;
+
+  constructor(readonly rows: Float32Array, readonly dims: number) {
+    this.count = rows.length / dims;
+    this.blocked = nativeBlockedDots ? blockedCopy(rows, dims, this.count) : null;
   }
-  return best;
+
+  /** Index of the centroid with the largest dot product with data[offset .. offset + dims); the first on ties. */
+  nearest(data: Float32Array, offset: number): number {
+    const { dims, count } = this;
+    if (nearestQuery.length !== dims) nearestQuery = new Float64Array(dims);
+    const q = nearestQuery;
+    for (let i = 0; i < dims; i++) q[i] = data[offset + i];
+    if (centroidScores.length < count) centroidScores = new Float64Array(Math.max(count, centroidScores.length * 2));
+    const out = centroidScores;
+    if (this.blocked) nativeBlockedDots!(q, this.blocked, dims, count, out);
+    else dots(q, this.rows, dims, count, out);
+    let best = 0;
+    let bestDot = -Infinity;
+    for (let c = 0; c < count; c++) {
+      if (out[c] > bestDot) {
+        best = c;
+        bestDot = out[c];
+      }
+    }
+    return best;
+  }
 }
+let nearestQuery = new Float64Array(0);
+let centroidScores = new Float64Array(256);
 
 /** Spherical k-means over the sampled units: centroids are re-normalised means of their members. */
 function* kmeans(data: Float32Array, dims: number, sample: number[], k: number): Generator<void, Float32Array, void> {
@@ -694,9 +706,10 @@ function* kmeans(data: Float32Array, dims: number, sample: number[], k: number):
   for (let it = 0; it < TRAIN_ITERATIONS; it++) {
     sums.fill(0);
     sizes.fill(0);
+    const current = new Centroids(centroids, dims);
     for (let j = 0; j < sample.length; j++) {
       const u = sample[j];
-      const c = nearest(centroids, dims, data, u * dims);
+      const c = current.nearest(data, u * dims);
       sizes[c]++;
       for (let i = 0; i < dims; i++) sums[c * dims + i] += data[u * dims + i];
       if (j % ASSIGN_STEP === ASSIGN_STEP - 1) yield;
