@@ -42,6 +42,22 @@ describe('MemoryVectorIndex beyond the contract', () => {
   });
 });
 
+describe('MemoryVectorIndex.adopt', () => {
+  it('moves the points built under one key to an index in one step, replacing what it held', async () => {
+    const vectors = new MemoryVectorIndex();
+    const point = (uid: string, x: number) => ({ uid, version: 1, ord: 0, vector: Float32Array.from([x, 1 - x, 0.5]) });
+    await vectors.upsert('ix', [point('old', 0.1)]);
+    await vectors.upsert('building', [point('a', 0.2), point('b', 0.9)]);
+    vectors.adopt('ix', 'building');
+    expect(vectors.count('ix')).toBe(2);
+    expect(vectors.count('building')).toBe(0);
+    expect((await vectors.search('ix', point('', 0.9).vector, 5)).map((h) => h.uid)).toEqual(['b', 'a']);
+    // Nothing built: the index is left empty, not as it was.
+    vectors.adopt('ix', 'nothing');
+    expect(vectors.count('ix')).toBe(0);
+  });
+});
+
 describe('QdrantVectorIndex against the stand-in', () => {
   let standIn: QdrantStandIn;
   beforeAll(async () => {

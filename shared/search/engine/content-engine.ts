@@ -34,6 +34,9 @@ const FOLLOW_EVERY_MS = 200;
 const FOLLOW_BUSY_SHARE = 0.5;
 const FOLLOW_DEFER_MAX_MS = 10_000;
 
+/** The key a copy being loaded from the store holds its vectors under (no index uid has a NUL). */
+const loadingKey = (uid: string) => `${uid}\u0000loading`;
+
 /** Searches a warm-up (onGrown) runs over an index that has grown. */
 export const WARM_QUERIES = 8;
 
@@ -145,6 +148,8 @@ export class ContentEngine {
   private readonly installedAt = new WeakMap<IndexState, number>();
   /** When each loaded copy was last searched (performance.now()). */
   private readonly lastUsed = new WeakMap<IndexState, number>();
+  /** Where the vectors of a copy being loaded from the store are held until it is installed (else under its index's uid). */
+  private readonly vectorKeys = new WeakMap<IndexState, string>();
   /** Copies built from the store whose arrays are still their own (not yet views of a snapshot just written). */
   private readonly builtFromStore = new WeakSet<IndexState>();
 
@@ -589,20 +594,41 @@ export class ContentEngine {
     const state = new IndexState(index);
     // Read the feed position first: anything published while loading is replayed afterwards.
     state.seq = await this.storage.sections.lastChange(indexId);
-    await this.memory?.dropIndex(index.uid);
-    // In parts: a whole index's texts and vectors read at once set a large load's peak memory
-    // (bench:capacity at 100,000 sections: peak RSS 1,332 MB read at once, 1,150 MB in parts).
-    for (let after: string | null = null; ;) {
-      const page = await this.storage.sections.sectionsPage(indexId, after, LOAD_PAGE_DOCUMENTS, { vectors: this.memory !== null });
-      if (page.length === 0) break;
-      const byDoc = new Map<string, SectionView[]>();
-      for (const s of page) {
-        const list = byDoc.get(s.uid);
-        if (list) list.push(s);
-        else byDoc.set(s.uid, [s]);
+    // The copy's vectors are built aside: a copy loaded again (to drop replaced documents, or behind the
+    // pruned feed) is still searched meanwhile, with all its vectors.
+    const vectors = loadingKey(index.uid);
+    if (this.memory) {
+      this.vectorKeys.set(state, vectors);
+      await this.memory.dropIndex(vectors);
+    }
+    try {
+      // In parts: a whole index's texts and vectors read at once set a large load's peak memory
+      // (bench:capacity at 100,000 sections: peak RSS 1,332 MB read at once, 1,150 MB in parts).
+      for (let after: string | null = null; ;) {
+        const page = await this.storage.sections.sectionsPage(indexId, after, LOAD_PAGE_DOCUMENTS, { vectors: this.memory !== null });
+        if (page.length === 0) break;
+        const byDoc = new Map<string, SectionView[]>();
+        for (const s of page) {
+          const list = byDoc.get(s.uid);
+          if (list) list.push(s);
+          else byDoc.set(s.uid, [s]);
+        }
+        await this.apply(state, byDoc);
+        after = page[page.length - 1].uid;
       }
-      await this.apply(state, byDoc);
-      after = page[page.length - 1].uid;
+      if (this.memory) {
+        // Trained before the copy is searched: until then a hybrid search scans every vector (~140 ms at a
+        // million sections), and a training whose steps ran between such searches lasted minutes (stop 52).
+        const t0 = performance.now();
+        const count = this.memory.count(vectors);
+        await this.memory.train(vectors, nextTurn, true);
+        if (count >= this.largeIndexUnits) this.log?.info({ index: index.uid, vectors: count, ms: Math.round(performance.now() - t0) }, 'vector lists of the copy built from the store trained');
+        this.memory.adopt(index.uid, vectors);
+        this.vectorKeys.delete(state);
+      }
+    } catch (err) {
+      await this.memory?.dropIndex(vectors);
+      throw err;
     }
     if (state.unitCount >= this.largeIndexUnits) {
       this.builtFromStore.add(state);
@@ -674,12 +700,13 @@ export class ContentEngine {
 
   private async feedMemory(state: IndexState, uid: string, sections: SectionView[]): Promise<void> {
     const memory = this.memory!;
+    const key = this.vectorKeys.get(state) ?? state.index.uid;
     const live = state.hasDocument(uid) ? sections : [];
     const points = live
       .filter((s) => s.vector && s.vectorModel === this.vectorModel)
       .map((s) => ({ uid, version: s.version, ord: s.ord, vector: s.vector! }));
-    if (points.length) await memory.upsert(state.index.uid, points);
+    if (points.length) await memory.upsert(key, points);
     // Everything older than what is live now goes (all of it when the document is gone).
-    await memory.deleteOlder(state.index.uid, [{ uid, version: live[0]?.version ?? Number.MAX_SAFE_INTEGER }]);
+    await memory.deleteOlder(key, [{ uid, version: live[0]?.version ?? Number.MAX_SAFE_INTEGER }]);
   }
 }

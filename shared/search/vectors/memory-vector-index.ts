@@ -96,6 +96,13 @@ export class MemoryVectorIndex implements FollowedVectorIndex {
     return ix.set.completedOnRestore;
   }
 
+  adopt(index: string, from: string): void {
+    const ix = this.indexes.get(from);
+    this.indexes.delete(from);
+    if (ix) this.indexes.set(index, ix);
+    else this.indexes.delete(index);
+  }
+
   /** Trains the index's IVF now if it is due, in one go. */
   prepare(index: string): void {
     this.indexes.get(index)?.set.prepare();

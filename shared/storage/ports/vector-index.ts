@@ -63,6 +63,11 @@ export interface FollowedVectorIndex extends VectorIndex {
    * older layout, completed on restore (worth writing again, so the next start need not redo it).
    */
   restore(index: string, r: SnapshotReader, snapshot: unknown): boolean;
+  /**
+   * Moves the points held under `from` to `index`, replacing what `index` held (emptying it when `from`
+   * holds none): a copy built aside (a load from the store) takes the place of the one searches read in one step.
+   */
+  adopt(index: string, from: string): void;
 }
 
 /**
