@@ -86,6 +86,12 @@ export interface LaunchFigures {
   loadedMs: number | null;
   loadedReportedMs: number | null;
   search: { content: SearchFigures; ui: SearchFigures } | null;
+  /**
+   * The search interface from the first answer on: `searches` searches one after another with no warm-up and
+   * before the loaded line is awaited, what visitors meet while a start finishes (a copy built from the store
+   * used to be searched before its vector lists were trained).
+   */
+  uiFromFirstAnswer: SearchFigures | null;
   memory: MemorySnapshot | null;
   /**
    * The last reading of resident memory while the process ran (every second, and at the end), its peak (VmHWM)
@@ -168,7 +174,7 @@ export async function measureLaunch(
   const baseUrl = `http://127.0.0.1:${port}`;
   const figures: LaunchFigures = {
     engine: engine.name, commit: engine.commit, sections: folder.sections, start, failed: null,
-    firstAnswerMs: { content: null, ui: null }, loadedMs: null, loadedReportedMs: null, search: null, memory: null, resident: null, mappedFiles: null,
+    firstAnswerMs: { content: null, ui: null }, loadedMs: null, loadedReportedMs: null, search: null, uiFromFirstAnswer: null, memory: null, resident: null, mappedFiles: null,
     snapshot: { files: 0, bytes: 0, writeMs: null, lines: [] }, warnings: [],
   };
   const t0 = performance.now();
@@ -220,6 +226,7 @@ export async function measureLaunch(
       firstAnswer(() => send(ui, 'GET', uiPath(folder.uiUid, q, 'bench-capacity-0')), answered, inTime),
     ]);
     figures.firstAnswerMs = { content: Math.round(c - t0), ui: Math.round(u - t0) };
+    figures.uiFromFirstAnswer = await sequential({ ...s, warmup: 0 }, (k) => send(ui, 'GET', uiPath(folder.uiUid, s.queries[k % s.queries.length], `bench-capacity-first-${k}`)), alive);
     // An engine that no longer logs the line is measured all the same, once the launch timeout has passed.
     while (figures.loadedMs === null && performance.now() < deadline) {
       alive();
