@@ -3,10 +3,10 @@
  * comparisons: a bottom-up merge sort, so a sort of a million items with a costly comparison (uids as
  * strings) hands the event loop over instead of holding it for most of a second.
  */
-export function* sortInSteps<T>(items: T[], compare: (a: T, b: T) => number, step = 20_000): Generator<void, void, void> {
+export function* sortInSteps(items: Int32Array, compare: (a: number, b: number) => number, step = 20_000): Generator<void, void, void> {
   const n = items.length;
   let from = items;
-  let to: T[] = new Array<T>(n);
+  let to: Int32Array = new Int32Array(n);
   let done = 0;
   for (let width = 1; width < n; width *= 2) {
     for (let lo = 0; lo < n; lo += 2 * width) {
@@ -27,5 +27,5 @@ export function* sortInSteps<T>(items: T[], compare: (a: T, b: T) => number, ste
     }
     [from, to] = [to, from];
   }
-  if (from !== items) for (let i = 0; i < n; i++) items[i] = from[i];
+  if (from !== items) items.set(from);
 }
