@@ -618,7 +618,7 @@ export class ContentEngine {
       }
       if (this.memory) {
         // Trained before the copy is searched: until then a hybrid search scans every vector (~140 ms at a
-        // million sections), and a training whose steps ran between such searches lasted minutes (stop 52).
+        // million sections), and a training whose steps ran between such searches lasted minutes (docs/engine.md).
         const t0 = performance.now();
         const count = this.memory.count(vectors);
         await this.memory.train(vectors, nextTurn, true);
