@@ -45,7 +45,7 @@ const SETTLED_GROWTH = 1.25;
 /** Lists trimmed between two steps of a training (~128 rows each: a fraction of a ms). */
 const TRIM_STEP = 64;
 /** Units looked at, or vectors copied, between two steps of a training's gathering of the live vectors. */
-const GATHER_STEP = 50_000;
+const GATHER_STEP = 10_000;
 /** Vectors given their nearest centroid between two steps of a training (~128 centroids each: a few ms). */
 const ASSIGN_STEP = 500;
 
