@@ -171,7 +171,8 @@ export async function buildApp(deps: AppDeps): Promise<Express> {
   for (const q of [...PIPELINE_QUEUES.map((n) => queues[n]), generationQueue, crawlQueue] as Queue[]) q.on('error', onRedisError);
   subscriber.on('error', onRedisError);
   app.locals.close = async () => {
-    engine.stopFollowing();
+    // Not awaited: a pass under way may be loading a large index from the store, and shutting down does not wait for it.
+    void engine.stopFollowing();
     await writer.flushJobs();
     await generationQueue.close();
     await crawlQueue.close();

@@ -76,7 +76,7 @@ describe('the content engine on the event loop', () => {
       expect(state.seq).toBe(lastChange);
       expect(state.termsOf('d7', 'content')).toContain('apricot');
     } finally {
-      engine.stopFollowing();
+      await engine.stopFollowing();
     }
   }, 180_000);
 
@@ -101,7 +101,7 @@ describe('the content engine on the event loop', () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(warmed.length).toBe(2);
     } finally {
-      engine.stopFollowing();
+      await engine.stopFollowing();
     }
   }, 180_000);
 
@@ -116,7 +116,7 @@ describe('the content engine on the event loop', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(released).toBe(1);
     } finally {
-      engine.stopFollowing();
+      await engine.stopFollowing();
     }
   }, 60_000);
 

@@ -261,7 +261,7 @@ describe('engine snapshots', () => {
       // Replaced once: later snapshots of the replaced copy do not replace it again.
       expect(replaced.filter((uid) => uid === 'harbour'), lines.join('\n')).toHaveLength(1);
     } finally {
-      engine.stopFollowing();
+      await engine.stopFollowing();
     }
   }, 180_000);
 
@@ -287,7 +287,7 @@ describe('engine snapshots', () => {
       expect(readdirSync(dir).length).toBeGreaterThan(0);
       expect(await answers(engine)).toEqual(reference);
     } finally {
-      engine.stopFollowing();
+      await engine.stopFollowing();
     }
   }, 180_000);
 });

@@ -142,6 +142,8 @@ export class ContentEngine {
   private readonly changedAt = new WeakMap<IndexState, number>();
   /** Whether requests took more than SNAPSHOT_BUSY_SHARE of the event loop since the follower's previous pass ended. */
   private requestsBusy = false;
+  /** The background pass under way (settles, never rejects, when it ends), null between passes. */
+  private passing: Promise<void> | null = null;
   /** When the follower's current pass began (performance.now()); -Infinity when no follower runs. */
   private passStartedAt = -Infinity;
   /** When each copy was put in place (performance.now()). */
@@ -297,10 +299,12 @@ export class ContentEngine {
    * background follower runs it over and over, so what visitors search was loaded and caught up
    * before they came (100,000 documents take seconds), never inside their request.
    */
-  async warmAll(onIndex?: (uid: string, ms: number) => void): Promise<void> {
+  async warmAll(onIndex?: (uid: string, ms: number) => void, stopped?: () => boolean): Promise<void> {
     const listed = await this.storage.indexes.list();
     for (const index of listed) {
       await nextTurn();
+      // Following was stopped: the pass ends after the index it was on.
+      if (stopped?.()) return;
       // Under a memory budget indexes are loaded on first use, not all at start.
       if (this.memoryBudget !== null && !this.states.has(index.id)) continue;
       const t0 = performance.now();
@@ -413,14 +417,17 @@ export class ContentEngine {
         const started = performance.now();
         this.requestsBusy = others > SNAPSHOT_BUSY_SHARE;
         this.passStartedAt = started;
+        const run = this.warmAll(undefined, () => this.following === null);
+        this.passing = run.then(() => {}, () => {});
         try {
-          await this.warmAll();
+          await run;
           this.releaseMemoryWhenDue();
           if (first) onFirstPass?.(performance.now() - t0);
           first = false;
         } catch (err) {
           onError(err);
         }
+        this.passing = null;
         lastPass = performance.now();
         elu = performance.eventLoopUtilization();
       }
@@ -429,10 +436,15 @@ export class ContentEngine {
     this.following = setTimeout(pass, 0);
   }
 
-  stopFollowing(): void {
+  /**
+   * Stops the background passes; resolves once a pass under way has ended, which it does after the index it
+   * is on (so a caller may close the storage after it; a load from the store under way still runs to its end).
+   */
+  stopFollowing(): Promise<void> {
     if (this.following) clearTimeout(this.following);
     this.following = null;
     this.passStartedAt = -Infinity;
+    return this.passing ?? Promise.resolve();
   }
 
   /**
