@@ -173,6 +173,30 @@ describe('VectorSet', () => {
     for (let u = 0; u < 1000; u += 2) expect(hits.has(u)).toBe(false);
   });
 
+  it('retrains while vectors are deleted between the steps that gather its lists\' vectors, and forgets them', async () => {
+    const n = 12_000;
+    const vectors: (Float32Array | null)[] = clustered(2 * n + 1000, 200, 9);
+    const set = new VectorSet({ trainOnQuery: false });
+    for (let u = 0; u < n; u++) set.set(u, vectors[u]!);
+    set.prepare();
+    for (let u = n; u < vectors.length; u++) set.set(u, vectors[u]!);
+    expect(set.trainingDue()).toBe(true);
+    let pauses = 0;
+    await set.trainInSteps(async () => {
+      // The first pause comes while the retraining is still gathering the vectors, after the units already found.
+      if (pauses++ === 0) {
+        for (let u = 0; u < 2000; u += 2) {
+          set.delete(u);
+          vectors[u] = null;
+        }
+      }
+    });
+    expect(set.trainingDue()).toBe(false);
+    const hits = new Set(set.top(vectors[1]!, 200).map((x) => x.unit));
+    for (let u = 0; u < 2000; u += 2) expect(hits.has(u)).toBe(false);
+    expect(set.top(vectors[n + 7]!, 1)[0].unit).toBe(n + 7);
+  });
+
   it('trains again on the whole set once it settles, ending with the lists a training on the whole set gives', async () => {
     const n = 3 * ANN_MIN_VECTORS;
     const vectors = clustered(n, 150, 9);

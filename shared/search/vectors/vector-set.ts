@@ -388,22 +388,30 @@ export class VectorSet {
     // The arrays as they are now: a vector set meanwhile may replace them (ensure), and is applied after the training.
     const { present, ivf, dims } = this;
     const found = new Int32Array(present.length);
+    // Retraining: each unit's list and row, taken as the unit is found (a unit deleted after that
+    // leaves its list; its row, never overwritten, still holds the vector).
+    const listOf = ivf ? new Int32Array(present.length) : null;
+    const rowOf = ivf ? new Int32Array(present.length) : null;
     let count = 0;
     for (let u = 0; u < present.length; u++) {
-      if (present[u] && (!ivf || ivf.holds(u))) found[count++] = u;
+      if (present[u] && (!ivf || ivf.holds(u))) {
+        if (ivf) {
+          listOf![count] = ivf.listOf[u];
+          rowOf![count] = ivf.rowOf[u];
+        }
+        found[count++] = u;
+      }
       if (u % GATHER_STEP === GATHER_STEP - 1) yield;
     }
     const units = found.slice(0, count);
     if (!ivf) return { matrix: this.data, units, rows: units };
-    // Retraining: the lists' copies gathered into one block for the time of the training, in unit order as a
-    // first training reads them (the sample, so the lists, then do not depend on the history). Rows are
-    // never overwritten, so a vector set or deleted meanwhile is read as it was (or as it is: either will do,
-    // its change is applied after the training).
-    const where = ivf.placement(units);
+    // The lists' copies gathered into one block for the time of the training, in unit order as a first
+    // training reads them (the sample, so the lists, then do not depend on the history). A vector set or
+    // deleted meanwhile is read as it was (or as it is: either will do, its change is applied after the training).
     const matrix = new Float32Array(count * dims);
     for (let i = 0; i < count; i++) {
-      const from = where.rows[i] * dims;
-      const vectors = ivf.lists[where.lists[i]].vectors;
+      const from = rowOf![i] * dims;
+      const vectors = ivf.lists[listOf![i]].vectors;
       for (let d = 0, to = i * dims; d < dims; d++) matrix[to + d] = vectors[from + d];
       if (i % GATHER_STEP === GATHER_STEP - 1) yield;
     }
@@ -583,11 +591,11 @@ class Ivf {
   /** 0 .. lists - 1, the lists a probe chooses from (made once: at a million sections there are ~8,000). */
   private readonly listIds: Int32Array;
   /**
-   * The centroids again, laid out for the addon's blockedDots (null without it): the probe's ~8,000 products
-   * at a million sections take 0.11 ms of the event loop that way, 0.27 ms one centroid at a time, with the
-   * same scores (the copy is 3.2 MB there).
+   * Every list's centroid, for the probe: its ~8,000 products at a million sections take 0.11 ms of the event
+   * loop with the addon's blocked layout, 0.27 ms one centroid at a time, with the same scores (the blocked
+   * copy is 3.2 MB there).
    */
-  private readonly blocked: Float32Array | null;
+  private readonly all: Centroids;
   /** What assign looks for a vector's nearest among: the coarse centroids, and each coarse cluster's lists (made on first use). */
   private coarseCentroids: Centroids | null = null;
   private readonly listCentroids: (Centroids | undefined)[] = [];
@@ -607,7 +615,7 @@ class Ivf {
     this.lists = Array.from({ length: k }, () => new PostingVector(dims));
     this.listIds = Int32Array.from({ length: k }, (_, c) => c);
     this.centroidScores = new Float64Array(k);
-    this.blocked = nativeBlockedDots ? blockedCopy(centroids, dims, k) : null;
+    this.all = new Centroids(centroids, dims);
   }
 
   /**
@@ -645,17 +653,6 @@ class Ivf {
     return l >= 0 && this.lists[l].units[this.rowOf[unit]] === unit;
   }
 
-  /** Where each of these units' copies is now (they must have one: holds). */
-  placement(units: Int32Array): { lists: Int32Array; rows: Int32Array } {
-    const lists = new Int32Array(units.length);
-    const rows = new Int32Array(units.length);
-    for (let i = 0; i < units.length; i++) {
-      lists[i] = this.listOf[units[i]];
-      rows[i] = this.rowOf[units[i]];
-    }
-    return { lists, rows };
-  }
-
   /** Marks the unit's copy as gone (scans skip it; the next training drops it). */
   unassign(unit: number) {
     const l = unit < this.listOf.length ? this.listOf[unit] : -1;
@@ -673,8 +670,7 @@ class Ivf {
     if (all) return this.lists;
     // In doubles: codes first and the best few again (as a list's scan) was slower here (1.69 -> 2.04 ms
     // a query at a million vectors), the heap of candidates costing more than the products it spared.
-    if (this.blocked) nativeBlockedDots!(q, this.blocked, this.dims, k, this.centroidScores);
-    else dots(q, this.centroids, this.dims, k, this.centroidScores);
+    this.all.scores(q, this.centroidScores);
     const n = Math.max(1, this.trainedOn);
     const wanted = Math.max(MIN_PROBED, PROBED_PER_ROOT * Math.sqrt(n));
     const probes = Math.min(k, Math.max(1, Math.ceil((k * wanted) / n)));
@@ -698,6 +694,12 @@ class Centroids {
     this.blocked = nativeBlockedDots ? blockedCopy(rows, dims, this.count) : null;
   }
 
+  /** out[c] = q . centroid c, for every centroid. */
+  scores(q: Float64Array, out: Float64Array): void {
+    if (this.blocked) nativeBlockedDots!(q, this.blocked, this.dims, this.count, out);
+    else dots(q, this.rows, this.dims, this.count, out);
+  }
+
   /** Index of the centroid with the largest dot product with data[offset .. offset + dims); the first on ties. */
   nearest(data: Float32Array, offset: number): number {
     const { dims, count } = this;
@@ -706,8 +708,7 @@ class Centroids {
     for (let i = 0; i < dims; i++) q[i] = data[offset + i];
     if (centroidScores.length < count) centroidScores = new Float64Array(Math.max(count, centroidScores.length * 2));
     const out = centroidScores;
-    if (this.blocked) nativeBlockedDots!(q, this.blocked, dims, count, out);
-    else dots(q, this.rows, dims, count, out);
+    this.scores(q, out);
     let best = 0;
     let bestDot = -Infinity;
     for (let c = 0; c < count; c++) {
