@@ -106,6 +106,38 @@ describe('DisMax over BM25', () => {
       expect(walked).toBeGreaterThan(50);
     });
 
+    it('with documentOf keeps the best k documents, each by its best unit (ties: the lower unit), as full scoring ranks them', () => {
+      // Documents of 1 to 5 consecutive units: several sections of one page often match together.
+      const docOf = new Int32Array(3000);
+      for (let u = 0, d = 0; u < 3000; d++) for (let n = 1 + (d % 5); n > 0 && u < 3000; n--) docOf[u++] = d;
+      const documentOf = (u: number) => docOf[u];
+      let walked = 0;
+      for (let q = 0; q < 300; q++) {
+        const terms = Array.from({ length: 1 + (q % 6) }, word);
+        const postings = terms.reduce((n, t) => n + fields.reduce((m, { field }) => m + (idx.postings(field, t)?.length ?? 0), 0), 0);
+        if (postings > SCORE_ALL_MAX) walked++;
+        const k = [1, 10, 40][q % 3];
+        const tie = q % 5 === 0 ? 0.3 : 0;
+        const allow = q % 7 === 0 ? (u: number) => u % 3 !== 0 : undefined;
+        // Reference: every match scored, units best first (ties: lower unit), each document's first, the first k documents.
+        const full = scoreDisMaxDense(idx, terms, { fields, tie, allow });
+        const seen = new Set<number>();
+        const want: number[] = [];
+        for (const u of topUnits(full.units, full.scores, full.units.length)) {
+          if (seen.has(docOf[u])) continue;
+          seen.add(docOf[u]);
+          want.push(u);
+        }
+        const expected = want.slice(0, k);
+        const wantScores = expected.map((u) => full.scores[u]);
+        const fast = scoreDisMaxDense(idx, terms, { fields, tie, allow, topK: k, documentOf });
+        const got = topUnits(fast.units, fast.scores, k);
+        expect(got).toEqual(expected);
+        expect(got.map((u) => fast.scores[u])).toEqual(wantScores);
+      }
+      expect(walked).toBeGreaterThan(50);
+    });
+
     it('scores every posting of a query of few postings and keeps the same top k (scoreAll)', () => {
       let all = 0;
       for (let q = 0; q < 200; q++) {

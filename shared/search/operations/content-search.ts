@@ -111,16 +111,11 @@ export class ContentSearch {
     if (terms.length === 0) {
       for (const { uid, firstUnit } of state.documents()) if (!restricted || allow(firstUnit)) best.set(uid, { unit: firstUnit, score: 0 });
     } else {
-      const score = (topK?: number) => scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget, topK });
-      // A few times `limit` best units nearly always hold `limit` documents: only they are scored in
-      // full (pruned scoring). When they don't (documents of many matching sections), every match is.
-      const wanted = req.limit * 4;
-      let { units, scores } = score(wanted);
-      this.bestPerDocument(state, best, units, scores, wanted, req.limit);
-      if (best.size < req.limit && units.length >= wanted) {
-        ({ units, scores } = score());
-        this.bestPerDocument(state, best, units, scores, units.length, req.limit);
-      }
+      // The best `limit` documents, each by its best unit, found with pruned scoring (only what can still
+      // make them is scored in full).
+      const documentOf = (u: number) => state.documentOf(u);
+      const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget, topK: req.limit, documentOf });
+      this.bestPerDocument(state, best, units, scores, units.length, req.limit);
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
     // Texts and stored fields are not held in memory: read for the results only.

@@ -16,6 +16,8 @@ export interface DisMaxOptions {
    * of full scoring, bit for bit; `units` holds only them, so it is no hit count.
    */
   topK?: number;
+  /** With topK: the best topK documents, each by its best unit (topDisMax's `documentOf`). */
+  documentOf?: (unit: number) => number;
   /**
    * Told of the work as it goes (postings, or a window of units with topK); may throw to stop a search
    * past its time (only there: `allow` must not throw, the working arrays would be left dirty).
@@ -54,7 +56,7 @@ export function scoreDisMaxDense(index: InvertedIndex, terms: string[], o: DisMa
   const sc = scratchFor(index.unitCount);
   const { scores, units } = sc;
   if (o.topK) {
-    const top = topDisMax(index, terms, o.fields, { bm25: { k1, b }, tie, k: o.topK, allow: o.allow, budget: o.budget });
+    const top = topDisMax(index, terms, o.fields, { bm25: { k1, b }, tie, k: o.topK, allow: o.allow, budget: o.budget, documentOf: o.documentOf });
     units.set(top.units);
     for (let i = 0; i < top.units.length; i++) scores[top.units[i]] = top.scores[i];
     sc.matchedCount = top.units.length;

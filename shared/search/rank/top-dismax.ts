@@ -33,7 +33,15 @@ import { seek } from './seek.js';
  */
 export function topDisMax(
   index: InvertedIndex, terms: string[], fields: FieldBoost[],
-  o: { bm25: Bm25Params; tie: number; k: number; allow?: (unit: number) => boolean; budget?: { spend(steps: number): void } },
+  o: {
+    bm25: Bm25Params; tie: number; k: number; allow?: (unit: number) => boolean; budget?: { spend(steps: number): void };
+    /**
+     * Each unit's document: the best k documents are kept instead, each by its best unit (ties: the lower
+     * unit), so a search that answers one section per document asks for as many as it shows, not a few
+     * times more in case a document holds several of them.
+     */
+    documentOf?: (unit: number) => number;
+  },
 ): { units: Int32Array; scores: Float64Array } {
   const { k1, b } = o.bm25;
   const { tie, allow } = o;
@@ -65,7 +73,7 @@ export function topDisMax(
   });
   termStart[terms.length] = lists.length;
   const n = lists.length;
-  const heap = new Heap(o.k);
+  const heap = new Heap(o.k, o.documentOf ?? null);
   let postings = 0;
   for (const c of lists) postings += c.length;
   if (postings <= SCORE_ALL_MAX) {
@@ -610,48 +618,72 @@ class Heap {
   private readonly units: Int32Array;
   private readonly scores: Float64Array;
   private size = 0;
+  /** Per-document mode: the slot of each kept document (`documentOf` of its unit). */
+  private readonly slots: Map<number, number> | null;
 
-  constructor(readonly k: number) {
+  constructor(
+    readonly k: number,
+    private readonly documentOf: ((unit: number) => number) | null = null,
+  ) {
     this.units = new Int32Array(k);
     this.scores = new Float64Array(k);
+    this.slots = documentOf ? new Map() : null;
   }
 
   /**
    * What a unit must beat to enter, a hair lower than the k-th best: bounds are summed in another order
-   * than scores, so a unit exactly at the bound must not be cut by rounding (0 until k are kept).
+   * than scores, so a unit exactly at the bound must not be cut by rounding (0 until k are kept). In
+   * per-document mode it is the k-th best document's: a unit below it neither enters nor betters its
+   * document, which is kept at a score at least that.
    */
   floor(): number {
     return this.size < this.k ? 0 : this.scores[0] * (1 - 1e-9);
   }
 
   offer(u: number, s: number): void {
+    if (this.slots) {
+      const doc = this.documentOf!(u);
+      const at = this.slots.get(doc);
+      if (at !== undefined) {
+        // Its document is kept: a better unit takes its place, which can only move away from the root.
+        if (worse(this.scores[at], this.units[at], s, u)) this.down(at, u, s);
+        return;
+      }
+    }
     if (this.size < this.k) {
       let i = this.size++;
       while (i > 0) {
         const p = (i - 1) >> 1;
         if (!worse(s, u, this.scores[p], this.units[p])) break;
-        this.units[i] = this.units[p];
-        this.scores[i] = this.scores[p];
+        this.put(i, this.units[p], this.scores[p]);
         i = p;
       }
-      this.units[i] = u;
-      this.scores[i] = s;
+      this.put(i, u, s);
       return;
     }
     if (!worse(this.scores[0], this.units[0], s, u)) return;
-    let i = 0;
+    this.slots?.delete(this.documentOf!(this.units[0]));
+    this.down(0, u, s);
+  }
+
+  /** Puts (u, s) at slot i, or below it where it belongs (it ranks at least as high as what slot i held). */
+  private down(i: number, u: number, s: number): void {
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= this.k) break;
+      if (l >= this.size) break;
       const r = l + 1;
-      const m = r < this.k && worse(this.scores[r], this.units[r], this.scores[l], this.units[l]) ? r : l;
+      const m = r < this.size && worse(this.scores[r], this.units[r], this.scores[l], this.units[l]) ? r : l;
       if (!worse(this.scores[m], this.units[m], s, u)) break;
-      this.units[i] = this.units[m];
-      this.scores[i] = this.scores[m];
+      this.put(i, this.units[m], this.scores[m]);
       i = m;
     }
+    this.put(i, u, s);
+  }
+
+  private put(i: number, u: number, s: number): void {
     this.units[i] = u;
     this.scores[i] = s;
+    this.slots?.set(this.documentOf!(u), i);
   }
 
   /** The kept units, ascending, with their scores in parallel. */
