@@ -94,7 +94,7 @@ const run = (fields: { field: string; boost: number }[], k: number, topK: number
   const tops: number[][] = [];
   for (const terms of queries.slice(0, n)) {
     const t0 = performance.now();
-    const { units, scores } = scoreDisMaxDense(index, terms, { fields, topK, documentOf: topK ? documentOf : undefined });
+    const { units, scores } = scoreDisMaxDense(index, terms, { fields, topK, documentOf });
     const top = topUnits(units, scores, k);
     perQuery.push(performance.now() - t0);
     scored += units.length;

@@ -16,7 +16,6 @@ import type { FqNode } from '../query/fq-ast.js';
 import type { IndexRecord } from '../../indexes/index-schema.js';
 import { KeywordFieldUnavailable, KeywordFilterUnsupported, keywordKey, type KeywordHit, type KeywordIndex } from '../../storage/ports/keyword-index.js';
 import type { Storage } from '../../storage/ports/storage.js';
-import { topUnits } from '../rank/top-units.js';
 import { own } from '../../records/own.js';
 import type { DocumentFields } from '../../storage/ports/document-store.js';
 
@@ -111,11 +110,11 @@ export class ContentSearch {
     if (terms.length === 0) {
       for (const { uid, firstUnit } of state.documents()) if (!restricted || allow(firstUnit)) best.set(uid, { unit: firstUnit, score: 0 });
     } else {
-      // The best `limit` documents, each by its best unit, found with pruned scoring (only what can still
-      // make them is scored in full).
+      // The best `limit` documents, each by its best unit (one unit per document), found with pruned scoring
+      // (only what can still make them is scored in full).
       const documentOf = (u: number) => state.documentOf(u);
       const { units, scores } = scoreDisMaxDense(state.inverted, terms, { fields, bm25: req.bm25, tie: req.tie, allow: restricted ? allow : undefined, budget, topK: req.limit, documentOf });
-      this.bestPerDocument(state, best, units, scores, units.length, req.limit);
+      for (const unit of units) best.set(state.uidOf(unit), { unit, score: scores[unit] });
     }
     const ranked = [...best].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, req.limit);
     // Texts and stored fields are not held in memory: read for the results only.
@@ -134,16 +133,6 @@ export class ContentSearch {
         return [{ uid, section: section.text, fields: Object.fromEntries(req.fields.filter((f) => own(values, f) !== undefined).map((f) => [f, own(values, f)])), score }];
       }),
     };
-  }
-
-  /** Each document's best unit among the `k` best units (the first seen of a document is its best), up to `limit` documents. */
-  private bestPerDocument(state: IndexState, best: Map<string, { unit: number; score: number }>, units: Int32Array, scores: Float64Array, k: number, limit: number) {
-    best.clear();
-    for (const unit of topUnits(units, scores, k)) {
-      const uid = state.uidOf(unit);
-      if (!best.has(uid)) best.set(uid, { unit, score: scores[unit] });
-      if (best.size >= limit) break;
-    }
   }
 
   /** The units a search without terms must judge: each document's first. */
